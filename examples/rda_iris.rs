@@ -1,0 +1,39 @@
+//! Train the default LUT network on the embedded Iris data through the library.
+//!
+//! `cargo run --release --example rda_iris -- --seed 3`
+
+use anyhow::Result;
+use circuitlearn::data::{self, Encoder, Encoding};
+use circuitlearn::learn::head::accuracy;
+use circuitlearn::learn::trainer::predict;
+use circuitlearn::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use clap::Parser;
+
+/// Options.
+#[derive(Parser)]
+struct Args {
+    /// Seed of the split, wiring and training.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Model spec.
+    #[arg(long, default_value = "lut:6:64x1,groupsum:3")]
+    model: String,
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    let iris = data::load("iris")?;
+    let (tr, te) = data::stratified_split(&iris.labels, 0.3, args.seed);
+    let (train, test) = (iris.subset(&tr), iris.subset(&te));
+    let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train)?;
+    let spec: ModelSpec = args.model.parse()?;
+    let net = Network::build(spec, enc.n_bits(), 3, args.seed)?;
+    let opt = Optimizer::Votes(VoteParams::for_head(spec.head, 3));
+    let x = enc.encode(&train)?;
+    let report = Trainer::new(opt).epochs(20).seed(args.seed).run(&net, &x, &train.labels, |s| {
+        println!("epoch {:2}: {:5} flips, train accuracy {:.3}", s.epoch, s.flips, s.train_accuracy);
+    });
+    let acc = accuracy(&predict(&net, &report.params, &enc.encode(&test)?), &test.labels);
+    println!("stopped: {:?}; test accuracy {acc:.3} on {} rows", report.stop, test.labels.len());
+    Ok(())
+}

@@ -1,0 +1,298 @@
+//! And-inverter graphs: AND nodes with complemented edges, structurally hashed.
+//!
+//! [`Aig::from_circuit`] lowers a Boolean circuit (with its parameters folded to
+//! constants, when given) to an AIG, propagating constants and merging structurally
+//! equal nodes as it goes; its AND count is the size figure `metrics.json` reports.
+
+use crate::circuit::Circuit;
+use crate::domain::Bool;
+use std::collections::HashMap;
+
+/// A literal: node index times two, plus one if complemented. Node 0 is constant false,
+/// so literal 0 is false and literal 1 is true.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Lit(pub u32);
+
+impl Lit {
+    /// Constant false.
+    pub const FALSE: Lit = Lit(0);
+    /// Constant true.
+    pub const TRUE: Lit = Lit(1);
+
+    /// The node this literal points at.
+    #[must_use]
+    pub fn node(self) -> usize {
+        (self.0 >> 1) as usize
+    }
+
+    /// Whether the literal is complemented.
+    #[must_use]
+    pub fn is_complement(self) -> bool {
+        self.0 & 1 == 1
+    }
+}
+
+/// A combinational AIG: node 0 is the constant, nodes `1..=n_inputs` the inputs, then
+/// AND nodes in topological order.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Aig {
+    n_inputs: usize,
+    ands: Vec<(Lit, Lit)>,
+    outputs: Vec<Lit>,
+    hash: HashMap<(Lit, Lit), Lit>,
+}
+
+impl std::ops::Not for Lit {
+    type Output = Lit;
+
+    /// The complement.
+    fn not(self) -> Lit {
+        Lit(self.0 ^ 1)
+    }
+}
+
+impl Aig {
+    /// An AIG with `n_inputs` inputs and no nodes.
+    #[must_use]
+    pub fn new(n_inputs: usize) -> Self {
+        Self { n_inputs, ..Self::default() }
+    }
+
+    /// The literal of input `i`.
+    #[must_use]
+    pub fn input(&self, i: usize) -> Lit {
+        Lit(((i + 1) * 2) as u32)
+    }
+
+    /// Number of inputs.
+    #[must_use]
+    pub fn n_inputs(&self) -> usize {
+        self.n_inputs
+    }
+
+    /// Number of AND nodes.
+    #[must_use]
+    pub fn n_ands(&self) -> usize {
+        self.ands.len()
+    }
+
+    /// The AND nodes' fan-ins, in order (node `n_inputs + 1 + i` is `ands()[i]`).
+    #[must_use]
+    pub fn ands(&self) -> &[(Lit, Lit)] {
+        &self.ands
+    }
+
+    /// The output literals.
+    #[must_use]
+    pub fn outputs(&self) -> &[Lit] {
+        &self.outputs
+    }
+
+    /// Appends an output.
+    pub fn add_output(&mut self, l: Lit) {
+        self.outputs.push(l);
+    }
+
+    /// `a & b`, folding constants and reusing an existing equal node.
+    pub fn and(&mut self, a: Lit, b: Lit) -> Lit {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        if a == Lit::FALSE || a == !b {
+            return Lit::FALSE;
+        }
+        if a == Lit::TRUE || a == b {
+            return b;
+        }
+        if let Some(&l) = self.hash.get(&(a, b)) {
+            return l;
+        }
+        let l = Lit(((self.n_inputs + 1 + self.ands.len()) * 2) as u32);
+        self.ands.push((a, b));
+        self.hash.insert((a, b), l);
+        l
+    }
+
+    /// `a | b`.
+    pub fn or(&mut self, a: Lit, b: Lit) -> Lit {
+        !self.and(!a, !b)
+    }
+
+    /// `a ^ b` (three ANDs).
+    pub fn xor(&mut self, a: Lit, b: Lit) -> Lit {
+        let x = self.and(a, !b);
+        let y = self.and(!a, b);
+        self.or(x, y)
+    }
+
+    /// `if s { t } else { e }`.
+    pub fn mux(&mut self, s: Lit, e: Lit, t: Lit) -> Lit {
+        if e == t {
+            return e;
+        }
+        if t == !e {
+            return self.xor(s, e);
+        }
+        let x = self.and(s, t);
+        let y = self.and(!s, e);
+        self.or(x, y)
+    }
+
+    /// A LUT by Shannon expansion on its address bits, most significant first.
+    pub fn lut(&mut self, table: &[Lit], addr: &[Lit]) -> Lit {
+        if table.iter().all(|&t| t == table[0]) {
+            return table[0];
+        }
+        let Some((&top, rest)) = addr.split_last() else { return table[0] };
+        let half = table.len() / 2;
+        let lo = self.lut(&table[..half], rest);
+        let hi = self.lut(&table[half..], rest);
+        self.mux(top, lo, hi)
+    }
+
+    /// Lowers `c` to an AIG. With `params`, the parameter block is folded to those
+    /// constants and the AIG's inputs are `c`'s arguments; without, every input of `c`
+    /// (parameters included) is an AIG input.
+    ///
+    /// # Panics
+    /// If `params` is given with the wrong length.
+    #[must_use]
+    pub fn from_circuit(c: &Circuit<Bool>, params: Option<&[bool]>) -> Self {
+        let (mut aig, mut lits) = match params {
+            Some(p) => {
+                assert_eq!(p.len(), c.n_params(), "one value per parameter");
+                let aig = Aig::new(c.n_args());
+                let mut lits: Vec<Lit> = p.iter().map(|&v| if v { Lit::TRUE } else { Lit::FALSE }).collect();
+                lits.extend((0..c.n_args()).map(|i| aig.input(i)));
+                (aig, lits)
+            }
+            None => {
+                let aig = Aig::new(c.n_inputs());
+                let lits = (0..c.n_inputs()).map(|i| aig.input(i)).collect();
+                (aig, lits)
+            }
+        };
+        let mut buf = Vec::new();
+        for (_, op, fanins) in c.gates() {
+            buf.clear();
+            buf.extend(fanins.iter().map(|w| lits[w.index()]));
+            let l = match *op {
+                Bool::Const(v) => {
+                    if v {
+                        Lit::TRUE
+                    } else {
+                        Lit::FALSE
+                    }
+                }
+                Bool::Xor => aig.xor(buf[0], buf[1]),
+                Bool::And => aig.and(buf[0], buf[1]),
+                Bool::Not => !buf[0],
+                Bool::Or => aig.or(buf[0], buf[1]),
+                Bool::Mux => aig.mux(buf[0], buf[1], buf[2]),
+                Bool::Lut(k) => {
+                    let n = 1usize << k;
+                    aig.lut(&buf[..n], &buf[n..])
+                }
+            };
+            lits.push(l);
+        }
+        for w in c.outputs() {
+            aig.add_output(lits[w.index()]);
+        }
+        aig.swept()
+    }
+
+    /// The AIG without AND nodes that no output reaches.
+    #[must_use]
+    pub fn swept(&self) -> Self {
+        let base = self.n_inputs + 1;
+        let mut live = vec![false; self.ands.len()];
+        for l in &self.outputs {
+            if l.node() >= base {
+                live[l.node() - base] = true;
+            }
+        }
+        for i in (0..self.ands.len()).rev() {
+            if live[i] {
+                for l in [self.ands[i].0, self.ands[i].1] {
+                    if l.node() >= base {
+                        live[l.node() - base] = true;
+                    }
+                }
+            }
+        }
+        let mut out = Aig::new(self.n_inputs);
+        let mut map: Vec<Lit> = (0..base).map(|n| Lit((n * 2) as u32)).collect();
+        let tr = |map: &[Lit], l: Lit| Lit(map[l.node()].0 ^ u32::from(l.is_complement()));
+        for (i, &(a, b)) in self.ands.iter().enumerate() {
+            let l = if live[i] { out.and(tr(&map, a), tr(&map, b)) } else { Lit::FALSE };
+            map.push(l);
+        }
+        for &l in &self.outputs {
+            out.add_output(tr(&map, l));
+        }
+        out
+    }
+
+    /// Evaluates the AIG on one input vector.
+    ///
+    /// # Panics
+    /// If `inputs` does not have one value per input.
+    #[must_use]
+    pub fn eval_one(&self, inputs: &[bool]) -> Vec<bool> {
+        assert_eq!(inputs.len(), self.n_inputs);
+        let mut v = Vec::with_capacity(self.n_inputs + 1 + self.ands.len());
+        v.push(false);
+        v.extend_from_slice(inputs);
+        let val = |v: &[bool], l: Lit| v[l.node()] ^ l.is_complement();
+        for &(a, b) in &self.ands {
+            let x = val(&v, a) & val(&v, b);
+            v.push(x);
+        }
+        self.outputs.iter().map(|&l| val(&v, l)).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::circuit::CircuitBuilder;
+    use crate::domain::BoolBuild;
+
+    #[test]
+    fn lowering_preserves_every_gate_type() {
+        let mut b = CircuitBuilder::<Bool>::new(4, 3);
+        let (p, x) = (b.params(), b.args());
+        let l = b.lut(&p, &x[..2]);
+        let m = b.mux(x[2], l, x[0]);
+        let o = b.or(m, x[1]);
+        let n = b.not(o);
+        let a = b.and(n, x[2]);
+        let c = b.constant(true);
+        let y = b.xor(a, c);
+        let circ = b.finish(vec![y, l]).unwrap();
+        let aig = Aig::from_circuit(&circ, None);
+        for v in 0..1u32 << 7 {
+            let bits: Vec<bool> = (0..7).map(|i| v >> i & 1 == 1).collect();
+            assert_eq!(aig.eval_one(&bits), circ.eval_one(&bits));
+        }
+        let params = [false, true, true, false];
+        let folded = Aig::from_circuit(&circ, Some(&params));
+        for v in 0..8u32 {
+            let x: Vec<bool> = (0..3).map(|i| v >> i & 1 == 1).collect();
+            let mut full = params.to_vec();
+            full.extend(&x);
+            assert_eq!(folded.eval_one(&x), circ.eval_one(&full));
+        }
+        assert!(folded.n_ands() < aig.n_ands());
+    }
+
+    #[test]
+    fn strash_merges_and_folds() {
+        let mut g = Aig::new(2);
+        let (a, b) = (g.input(0), g.input(1));
+        let x = g.and(a, b);
+        assert_eq!(g.and(b, a), x);
+        assert_eq!(g.and(a, !a), Lit::FALSE);
+        assert_eq!(g.and(Lit::TRUE, a), a);
+        assert_eq!(g.n_ands(), 1);
+    }
+}

@@ -1,0 +1,49 @@
+//! Shared pieces of the subcommands: exit codes, progress bars, JSON output.
+
+use crate::data::DataError;
+use crate::io::ModelFileError;
+use crate::learn::ModelError;
+use crate::learn::spec::SpecError;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use thiserror::Error;
+
+/// A command-line value that makes no sense (bad flag combination, unknown name).
+#[derive(Debug, Error)]
+#[error("{0}")]
+pub struct UsageError(pub String);
+
+/// 2 when the error is bad input (data, model file, spec, usage), 1 otherwise.
+#[must_use]
+pub fn exit_code(e: &anyhow::Error) -> i32 {
+    let bad_input = e.chain().any(|c| {
+        c.is::<DataError>()
+            || c.is::<ModelFileError>()
+            || c.is::<ModelError>()
+            || c.is::<SpecError>()
+            || c.is::<UsageError>()
+    });
+    if bad_input { 2 } else { 1 }
+}
+
+/// A progress bar over `len` steps on a terminal, hidden when piped or with `--json`.
+#[must_use]
+pub fn progress(len: u64, json: bool, what: &str) -> ProgressBar {
+    if json || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    bar.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar.set_prefix(what.to_string());
+    bar
+}
+
+/// Sets the size of rayon's global pool (0 = one thread per core). Only the first call
+/// in a process takes effect.
+pub fn set_threads(n: usize) {
+    let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+}

@@ -1,0 +1,43 @@
+//! The `circuitlearn` command line: one file per subcommand, a shared error-to-exit-code
+//! policy (2 for bad input, 1 for a failed check or an I/O failure).
+
+mod common;
+mod eval;
+mod repro;
+mod train;
+
+use clap::{Parser, Subcommand};
+
+/// Learn circuits from data with reverse derivative ascent.
+#[derive(Debug, Parser)]
+#[command(name = "circuitlearn", version, about)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Train a model (with no arguments: a small LUT network on the embedded Iris data).
+    Train(train::TrainArgs),
+    /// Evaluate a saved model on a data set.
+    Eval(eval::EvalArgs),
+    /// Reproduce a published experiment.
+    Repro(repro::ReproArgs),
+}
+
+/// Runs the parsed command line.
+///
+/// # Errors
+/// Whatever the subcommand reports; [`exit_code`] classifies it.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Train(a) => train::run(&a),
+        Command::Eval(a) => eval::run(&a),
+        Command::Repro(a) => repro::run(&a),
+    }
+}
+
+pub use common::{UsageError, exit_code};

@@ -1,0 +1,103 @@
+//! `circuitlearn repro NAME`: published experiments, reproduced.
+//!
+//! `rda-iris`: Wilson & Zanasi, *Reverse Derivative Ascent* (ACT 2020), Iris table.
+//! Lookup-table model, threshold encoding (min-max over the rows in use, bit = value >
+//! 0.5), the first 25 rows of each class (file order) train and the rest test, every
+//! table entry starts at 0, one pass of faithful per-example RDA in file order. Test
+//! accuracy is the exact match of all label bits.
+//!
+//! The paper's code reads UCI's `iris.data`, which differs from the scikit-learn copy
+//! shipped here in two setosa rows: UCI documents samples 35 and 38 as transcription
+//! errors (`4.9,3.1,1.5,0.1` in both), and scikit-learn ships the corrected values. The
+//! repro restores UCI's values ([`uci_iris`]); with the corrected file the three-class
+//! figure is 74.7% instead of 73.3% (reported as `three_class_corrected_data`).
+
+use super::common::UsageError;
+use crate::data::{self, Dataset, Encoder, Encoding};
+use crate::learn::head::accuracy;
+use crate::learn::trainer::predict;
+use crate::learn::{Body, Head, Init, ModelSpec, Network, Optimizer, Trainer};
+use clap::Args;
+
+/// Arguments of `repro`.
+#[derive(Debug, Args)]
+pub struct ReproArgs {
+    /// Experiment: rda-iris.
+    pub name: String,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `repro`.
+///
+/// # Errors
+/// Unknown experiment name.
+pub fn run(a: &ReproArgs) -> anyhow::Result<()> {
+    match a.name.as_str() {
+        "rda-iris" => rda_iris(a.json),
+        other => Err(UsageError(format!("unknown experiment '{other}'; available: rda-iris")).into()),
+    }
+}
+
+/// Test accuracy of the RDA paper's Iris protocol on `classes` classes with `head`.
+///
+/// # Errors
+/// Only if the embedded data were unreadable.
+pub fn rda_iris_accuracy(iris: &Dataset, classes: usize, head: Head) -> anyhow::Result<f64> {
+    let rows: Vec<usize> = (0..iris.n_examples()).filter(|&e| (iris.labels[e] as usize) < classes).collect();
+    let mut ds: Dataset = iris.subset(&rows);
+    ds.class_names.truncate(classes);
+    let enc = Encoder::fit(&Encoding::Threshold, &ds)?;
+    let x = enc.encode(&ds)?;
+    let (train, test) = data::first_per_class(&ds.labels, 25);
+    let net = Network::build(ModelSpec { body: Body::Table, head }, enc.n_bits(), classes, 0)?;
+    let ytr: Vec<u32> = train.iter().map(|&e| ds.labels[e]).collect();
+    let report = Trainer::new(Optimizer::Rda).epochs(1).init(Init::Zeros).shuffle(false).run(
+        &net,
+        &x.select_examples(&train),
+        &ytr,
+        |_| {},
+    );
+    let yte: Vec<u32> = test.iter().map(|&e| ds.labels[e]).collect();
+    Ok(accuracy(&predict(&net, &report.params, &x.select_examples(&test)), &yte))
+}
+
+/// The embedded Iris data with UCI `iris.data`'s values for samples 35 and 38 (1-based),
+/// which scikit-learn's copy corrects.
+///
+/// # Errors
+/// Only if the embedded data were unreadable.
+pub fn uci_iris() -> anyhow::Result<Dataset> {
+    let mut iris = data::load("iris")?;
+    if let data::Features::Real { values, .. } = &mut iris.features {
+        for sample in [35, 38] {
+            let row = (sample - 1) * 4;
+            values[row..row + 4].copy_from_slice(&[4.9, 3.1, 1.5, 0.1]);
+        }
+    }
+    Ok(iris)
+}
+
+fn rda_iris(json: bool) -> anyhow::Result<()> {
+    let round = |v: f64| (v * 1000.0).round() / 1000.0;
+    let uci = uci_iris()?;
+    let two_bin = round(rda_iris_accuracy(&uci, 2, Head::Binary)?);
+    let two_hot = round(rda_iris_accuracy(&uci, 2, Head::OneHot)?);
+    let three = round(rda_iris_accuracy(&uci, 3, Head::Binary)?);
+    let corrected = round(rda_iris_accuracy(&data::load("iris")?, 3, Head::Binary)?);
+    if !json {
+        println!(
+            "RDA paper, Iris, lookup table, one pass of per-example RDA (published: 98.0 / 98.0 / 73.3)"
+        );
+        println!("  two classes, binary label : {:.1}%", two_bin * 100.0);
+        println!("  two classes, one-hot label: {:.1}%", two_hot * 100.0);
+        println!("  three classes             : {:.1}%", three * 100.0);
+        println!("  three classes on scikit-learn's corrected rows 35 and 38: {:.1}%", corrected * 100.0);
+    }
+    println!(
+        "{}",
+        serde_json::json!({"two_class_binary": two_bin, "two_class_onehot": two_hot, "three_class": three, "three_class_corrected_data": corrected})
+    );
+    Ok(())
+}

@@ -1,0 +1,246 @@
+//! `circuitlearn train`: load and encode data, build a model from its spec, train it
+//! with RDA, write `model.json` and `metrics.json`.
+
+use super::common::{UsageError, progress, set_threads};
+use crate::aig::Aig;
+use crate::data::{self, Dataset, Encoder, Encoding};
+use crate::io::model_file::params_to_hex;
+use crate::io::{ModelFile, write_atomic};
+use crate::learn::head::accuracy;
+use crate::learn::trainer::predict;
+use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// Arguments of `train`.
+#[derive(Debug, Args)]
+pub struct TrainArgs {
+    /// Training data: iris, wine, breast-cancer, digits, or a path (.csv, .csv.gz, .pla, .pla.gz).
+    #[arg(long, default_value = "iris")]
+    pub data: String,
+    /// Separate test data (same format); without it a stratified split of --data is held out.
+    #[arg(long)]
+    pub test: Option<String>,
+    /// Fraction of --data held out for testing when --test is not given.
+    #[arg(long, default_value_t = 0.3)]
+    pub test_fraction: f64,
+    /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear [default: lut:6:64x1,groupsum:C for C classes].
+    #[arg(long)]
+    pub model: Option<String>,
+    /// Domain of the model: bool (Boolean circuits). poly and smooth are not in this build yet.
+    #[arg(long, default_value = "bool")]
+    pub domain: String,
+    /// Optimiser: rda (faithful, per example) or votes (batched, vote counting) [default: rda for table, votes otherwise].
+    #[arg(long)]
+    pub optimizer: Option<String>,
+    /// Loss: xor (the Boolean loss).
+    #[arg(long, default_value = "xor")]
+    pub loss: String,
+    /// Numeric feature encoding: threshold | thermometer:B.
+    #[arg(long, default_value = "thermometer:8")]
+    pub encoding: String,
+    /// Passes over the training data.
+    #[arg(long, default_value_t = 20)]
+    pub epochs: usize,
+    /// Examples per batch (votes optimiser).
+    #[arg(long, default_value_t = 1024)]
+    pub batch: usize,
+    /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
+    #[arg(long)]
+    pub lr: Option<f64>,
+    /// Seed for the split, the wiring, the initial parameters and training.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Worker threads (0 = one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Output directory [default: runs/<data name>].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Print the metrics as one JSON object on the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `metrics.json` holds.
+#[derive(Debug, Serialize)]
+pub struct Metrics {
+    /// Data set name.
+    pub dataset: String,
+    /// Domain.
+    pub domain: String,
+    /// Model spec.
+    pub model: String,
+    /// Optimiser.
+    pub optimizer: String,
+    /// Epochs run.
+    pub epochs: usize,
+    /// Why training stopped.
+    pub stop: String,
+    /// Seed.
+    pub seed: u64,
+    /// Encoding of numeric features.
+    pub encoding: String,
+    /// Input bits.
+    pub input_bits: usize,
+    /// Training examples.
+    pub train_examples: usize,
+    /// Test examples.
+    pub test_examples: usize,
+    /// Where the test examples came from.
+    pub test_source: String,
+    /// Accuracy on the training examples.
+    pub train_accuracy: f64,
+    /// Accuracy on the test examples.
+    pub test_accuracy: f64,
+    /// Gates of the model circuit (LUTs count one each).
+    pub gates: usize,
+    /// AND nodes of the trained circuit as a structurally hashed AIG, parameters folded
+    /// (the head's popcount/argmax is not included).
+    pub and_nodes: usize,
+    /// Trainable parameters.
+    pub params: usize,
+    /// Wall-clock seconds of training.
+    pub seconds: f64,
+    /// Threads used.
+    pub threads: usize,
+}
+
+fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
+    match s.split_once(':') {
+        None if s == "threshold" => Ok(Encoding::Threshold),
+        Some(("thermometer", b)) => match b.parse::<usize>() {
+            Ok(bits) if bits >= 1 => Ok(Encoding::Thermometer { bits }),
+            _ => Err(UsageError(format!("--encoding thermometer:B needs B >= 1, got '{b}'"))),
+        },
+        _ => Err(UsageError(format!("unknown --encoding '{s}'; expected threshold or thermometer:B"))),
+    }
+}
+
+/// Splits `ds` (or pairs it with `--test`) into train and test sets.
+fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
+    if let Some(t) = &a.test {
+        let test = data::load(t)?;
+        return Ok((ds, test, t.clone()));
+    }
+    if !(0.0..1.0).contains(&a.test_fraction) {
+        return Err(UsageError(format!("--test-fraction must be in [0, 1), got {}", a.test_fraction)).into());
+    }
+    let (tr, te) = data::stratified_split(&ds.labels, a.test_fraction, a.seed);
+    let src = format!("stratified {:.0}% of {} (seed {})", a.test_fraction * 100.0, a.data, a.seed);
+    Ok((ds.subset(&tr), ds.subset(&te), src))
+}
+
+/// Runs `train`.
+///
+/// # Errors
+/// Bad data, spec or flags (exit 2); failure to write the outputs (exit 1).
+pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
+    if a.domain != "bool" {
+        return Err(UsageError(format!(
+            "--domain {}: only the bool domain is available in this build",
+            a.domain
+        ))
+        .into());
+    }
+    if a.loss != "xor" {
+        return Err(UsageError(format!("--loss {}: the bool domain trains with the xor loss", a.loss)).into());
+    }
+    set_threads(a.threads);
+    let ds = data::load(&a.data)?;
+    let n_classes = ds.n_classes();
+    let (train, test, test_source) = split(a, ds)?;
+    let encoding = parse_encoding(&a.encoding)?;
+    let encoder = Encoder::fit(&encoding, &train)?;
+    let x_train = encoder.encode(&train)?;
+    let x_test = encoder.encode(&test).with_context(|| format!("encoding test data {test_source}"))?;
+    let spec_text = a.model.clone().unwrap_or_else(|| format!("lut:6:64x1,groupsum:{n_classes}"));
+    let spec: ModelSpec = spec_text.parse()?;
+    let net = Network::build(spec, encoder.n_bits(), n_classes, a.seed)?;
+    let optimizer = match a.optimizer.as_deref() {
+        Some("rda") => Optimizer::Rda,
+        Some("votes" | "rda-votes") => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
+        None if spec.body == Body::Table => Optimizer::Rda,
+        None => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
+        Some(o) => return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda or votes")).into()),
+    };
+    let optimizer = match (optimizer, a.lr) {
+        (Optimizer::Votes(mut v), Some(lr)) => {
+            v.accept = lr;
+            Optimizer::Votes(v)
+        }
+        (o, _) => o,
+    };
+    let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
+    let trainer = Trainer::new(optimizer).epochs(a.epochs).batch(a.batch).seed(a.seed).init(init);
+    let bar = progress(a.epochs as u64, a.json, "train");
+    let t0 = Instant::now();
+    let report = trainer.run(&net, &x_train, &train.labels, |s| {
+        bar.set_message(format!("train acc {:.3}, {} flips", s.train_accuracy, s.flips));
+        bar.inc(1);
+    });
+    let seconds = t0.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
+    let aig = Aig::from_circuit(&net.circuit, Some(&report.params));
+    let metrics = Metrics {
+        dataset: train.name.clone(),
+        domain: "bool".into(),
+        model: spec.to_string(),
+        optimizer: optimizer.name().into(),
+        epochs: report.history.len(),
+        stop: format!("{:?}", report.stop),
+        seed: a.seed,
+        encoding: a.encoding.clone(),
+        input_bits: encoder.n_bits(),
+        train_examples: train.n_examples(),
+        test_examples: test.n_examples(),
+        test_source,
+        train_accuracy: report.train_accuracy(),
+        test_accuracy,
+        gates: net.circuit.n_gates(),
+        and_nodes: aig.n_ands(),
+        params: net.n_params(),
+        seconds,
+        threads: rayon::current_num_threads(),
+    };
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
+    let model = ModelFile {
+        format_version: crate::io::model_file::FORMAT_VERSION,
+        dataset: train.name.clone(),
+        spec: spec.to_string(),
+        seed: a.seed,
+        n_inputs: encoder.n_bits(),
+        class_names: train.class_names.clone(),
+        encoder,
+        optimizer: optimizer.name().into(),
+        params: params_to_hex(&report.params),
+    };
+    model.write(&out.join("model.json"))?;
+    let mut text = serde_json::to_string_pretty(&metrics)?;
+    text.push('\n');
+    write_atomic(&out.join("metrics.json"), text.as_bytes())
+        .with_context(|| format!("writing {}", out.join("metrics.json").display()))?;
+    if a.json {
+        println!("{}", serde_json::to_string(&metrics)?);
+    } else {
+        println!(
+            "{} on {}: train {:.4}, test {:.4} ({} test examples), {} gates, {} AIG ANDs, {} epochs ({:?}), {:.2}s",
+            metrics.model,
+            metrics.dataset,
+            metrics.train_accuracy,
+            metrics.test_accuracy,
+            metrics.test_examples,
+            metrics.gates,
+            metrics.and_nodes,
+            metrics.epochs,
+            report.stop,
+            seconds
+        );
+        println!("wrote {}/model.json and {}/metrics.json", out.display(), out.display());
+    }
+    Ok(())
+}

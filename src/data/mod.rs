@@ -1,0 +1,215 @@
+//! Data sets: loading (CSV, Espresso PLA, built-in copies of scikit-learn's data),
+//! Boolean encoding of numeric features, and train/test splits.
+
+mod builtin;
+mod csv;
+mod encode;
+mod error;
+mod pla;
+mod split;
+
+use std::io::Read;
+use std::path::Path;
+
+pub use builtin::{BUILTIN_NAMES, builtin};
+pub use csv::{parse_csv, read_csv};
+pub use encode::{Encoder, Encoding};
+pub use error::DataError;
+pub use pla::{parse_pla, read_pla};
+pub use split::{first_per_class, random_split, stratified_split};
+
+use crate::lanes::BitMatrix;
+
+/// A labelled classification data set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Dataset {
+    /// Built-in name, or the file stem for data read from a path.
+    pub name: String,
+    /// One feature vector per example.
+    pub features: Features,
+    /// Class of each example, an index into `class_names`.
+    pub labels: Vec<u32>,
+    /// Name of each class.
+    pub class_names: Vec<String>,
+}
+
+/// The features of a [`Dataset`].
+#[derive(Clone, Debug, PartialEq)]
+pub enum Features {
+    /// Numeric features, row-major (`values[row * n_features + f]`).
+    Real {
+        /// Features per example.
+        n_features: usize,
+        /// `n_examples * n_features` values, row-major.
+        values: Vec<f64>,
+        /// One name per feature.
+        names: Vec<String>,
+    },
+    /// Already-Boolean inputs (PLA): one `BitMatrix` row per input bit, examples packed.
+    Bits(BitMatrix),
+}
+
+impl Dataset {
+    /// Number of examples.
+    #[must_use]
+    pub fn n_examples(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Number of classes (`class_names.len()`).
+    #[must_use]
+    pub fn n_classes(&self) -> usize {
+        self.class_names.len()
+    }
+
+    /// The examples at `rows`, in the given order (repeats allowed).
+    ///
+    /// # Panics
+    /// If an index is not below [`n_examples`](Self::n_examples) (a caller bug, not bad input).
+    #[must_use]
+    pub fn subset(&self, rows: &[usize]) -> Dataset {
+        let features = match &self.features {
+            Features::Real { n_features, values, names } => {
+                let n = *n_features;
+                let mut out = Vec::with_capacity(rows.len() * n);
+                for &r in rows {
+                    out.extend_from_slice(&values[r * n..(r + 1) * n]);
+                }
+                Features::Real { n_features: n, values: out, names: names.clone() }
+            }
+            Features::Bits(m) => Features::Bits(m.select_examples(rows)),
+        };
+        Dataset {
+            name: self.name.clone(),
+            features,
+            labels: rows.iter().map(|&r| self.labels[r]).collect(),
+            class_names: self.class_names.clone(),
+        }
+    }
+}
+
+/// Loads a built-in data set by name, else a file chosen by its extension:
+/// `.csv`, `.csv.gz`, `.pla` or `.pla.gz` (case-insensitive).
+///
+/// # Errors
+/// [`DataError::Unknown`] if `name_or_path` is neither a built-in name nor a path with a
+/// known extension; otherwise any error of [`read_csv`] or [`read_pla`].
+pub fn load(name_or_path: &str) -> Result<Dataset, DataError> {
+    if let Some(result) = builtin(name_or_path) {
+        return result;
+    }
+    let lower = name_or_path.to_ascii_lowercase();
+    let path = Path::new(name_or_path);
+    if lower.ends_with(".csv") || lower.ends_with(".csv.gz") {
+        read_csv(path)
+    } else if lower.ends_with(".pla") || lower.ends_with(".pla.gz") {
+        read_pla(path)
+    } else {
+        Err(DataError::Unknown(name_or_path.to_owned()))
+    }
+}
+
+/// Reads `path` as UTF-8 text, gunzipping it first if its name ends in `.gz`.
+pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
+    let shown = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| DataError::Io { path: shown.clone(), source })?;
+    let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    decode_text(&bytes, gz, &shown)
+}
+
+/// Decodes file contents to text: optional gunzip, UTF-8 check, byte-order mark removed.
+pub(crate) fn decode_text(bytes: &[u8], gz: bool, path: &str) -> Result<String, DataError> {
+    let raw = if gz {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .read_to_end(&mut out)
+            .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
+        out
+    } else {
+        bytes.to_vec()
+    };
+    match String::from_utf8(raw) {
+        Ok(mut s) => {
+            if s.starts_with('\u{feff}') {
+                s.drain(..'\u{feff}'.len_utf8());
+            }
+            Ok(s)
+        }
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let line = 1 + e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count();
+            Err(DataError::parse(path, line, "not valid UTF-8 text"))
+        }
+    }
+}
+
+/// The data set name for a path: its file name without `.gz` and the format extension.
+pub(crate) fn stem_of(path: &str) -> String {
+    let file =
+        Path::new(path).file_name().map_or_else(|| path.to_owned(), |f| f.to_string_lossy().into_owned());
+    let mut name = file.as_str();
+    for ext in [".gz", ".csv", ".pla"] {
+        if name.len() > ext.len() && name[name.len() - ext.len()..].eq_ignore_ascii_case(ext) {
+            name = &name[..name.len() - ext.len()];
+        }
+    }
+    name.to_owned()
+}
+
+/// Lines of `text` with their 1-based numbers, `\r` and surrounding whitespace trimmed.
+pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n').enumerate().map(|(i, l)| (i + 1, l.trim()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subset_keeps_order_and_kind() {
+        let d = Dataset {
+            name: "t".into(),
+            features: Features::Real {
+                n_features: 2,
+                values: vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0],
+                names: vec!["a".into(), "b".into()],
+            },
+            labels: vec![0, 1, 0],
+            class_names: vec!["x".into(), "y".into()],
+        };
+        let s = d.subset(&[2, 0]);
+        assert_eq!(s.labels, vec![0, 0]);
+        assert_eq!(s.n_examples(), 2);
+        assert_eq!(s.n_classes(), 2);
+        match s.features {
+            Features::Real { values, .. } => assert_eq!(values, vec![4.0, 5.0, 0.0, 1.0]),
+            Features::Bits(_) => panic!("kind changed"),
+        }
+        let b = Dataset {
+            features: Features::Bits(BitMatrix::from_examples(1, &[[true], [false], [true]])),
+            ..d
+        };
+        match b.subset(&[1, 2]).features {
+            Features::Bits(m) => assert_eq!((m.get(0, 0), m.get(0, 1)), (false, true)),
+            Features::Real { .. } => panic!("kind changed"),
+        }
+    }
+
+    #[test]
+    fn load_dispatch_and_unknown() {
+        assert!(matches!(load("nope"), Err(DataError::Unknown(_))));
+        assert!(matches!(load("missing-file.csv"), Err(DataError::Io { .. })));
+        assert_eq!(load("iris").map(|d| d.name).ok(), Some("iris".to_owned()));
+        let e = load("/nonexistent/x.pla.gz").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(e.starts_with("/nonexistent/x.pla.gz: "), "{e}");
+    }
+
+    #[test]
+    fn stems_and_text() {
+        assert_eq!(stem_of("dir/ex00.train.pla.gz"), "ex00.train");
+        assert_eq!(stem_of("Iris.CSV"), "Iris");
+        assert_eq!(decode_text(b"\xef\xbb\xbfa,b\n", false, "f").ok().as_deref(), Some("a,b\n"));
+        let e = decode_text(b"a\nb\xff\n", false, "f.csv").err().map(|e| e.to_string());
+        assert_eq!(e.as_deref(), Some("f.csv:2: not valid UTF-8 text"));
+    }
+}

@@ -1,0 +1,112 @@
+//! Boolean arithmetic building blocks: adders, popcount and comparison, built from the
+//! generators so that they have exact reverse derivatives like any other circuit.
+
+use super::boolean::{Bool, BoolBuild};
+use crate::circuit::{CircuitBuilder, WireId};
+
+/// Half adder: `(sum, carry)`.
+pub fn half_adder(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId) -> (WireId, WireId) {
+    (b.xor(x, y), b.and(x, y))
+}
+
+/// Full adder: `(sum, carry)` with carry `= xy ^ z(x ^ y)`.
+pub fn full_adder(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId, z: WireId) -> (WireId, WireId) {
+    let t = b.xor(x, y);
+    let s = b.xor(t, z);
+    let c1 = b.and(x, y);
+    let c2 = b.and(t, z);
+    (s, b.xor(c1, c2))
+}
+
+/// The number of ones among `bits`, as a binary number (least significant bit first).
+/// An empty input gives an empty number (zero). Built as a Wallace-style tree: bits of
+/// equal weight are combined with full and half adders until one bit per weight remains.
+pub fn popcount(b: &mut CircuitBuilder<Bool>, bits: &[WireId]) -> Vec<WireId> {
+    let mut columns: Vec<Vec<WireId>> = vec![bits.to_vec()];
+    let mut out = Vec::new();
+    let mut weight = 0;
+    while weight < columns.len() {
+        let mut col = std::mem::take(&mut columns[weight]);
+        while col.len() > 1 {
+            let (s, c) = if col.len() >= 3 {
+                let (x, y, z) = (col.remove(0), col.remove(0), col.remove(0));
+                full_adder(b, x, y, z)
+            } else {
+                let (x, y) = (col.remove(0), col.remove(0));
+                half_adder(b, x, y)
+            };
+            col.push(s);
+            if columns.len() <= weight + 1 {
+                columns.push(Vec::new());
+            }
+            columns[weight + 1].push(c);
+        }
+        if let Some(&bit) = col.first() {
+            out.push(bit);
+        } else if weight + 1 < columns.len() {
+            out.push(b.constant(false));
+        }
+        weight += 1;
+    }
+    out
+}
+
+/// `x <= y` for unsigned binary numbers (LSB first, any widths; missing bits are zero).
+pub fn less_equal(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId]) -> WireId {
+    // Scan from the LSB: le_i = (x_i < y_i) | ((x_i == y_i) & le_{i-1}), le_{-1} = 1.
+    let n = x.len().max(y.len());
+    let mut le = b.constant(true);
+    for i in 0..n {
+        match (x.get(i).copied(), y.get(i).copied()) {
+            (Some(xi), Some(yi)) => {
+                // le' = mux(x_i ^ y_i, le, y_i): equal bits keep le, differing bits decide by y_i.
+                let d = b.xor(xi, yi);
+                le = b.mux(d, le, yi);
+            }
+            (Some(xi), None) => {
+                // y_i = 0: le' = !x_i & le.
+                let nx = b.not(xi);
+                le = b.and(nx, le);
+            }
+            (None, Some(yi)) => le = b.or(yi, le),
+            (None, None) => {}
+        }
+    }
+    le
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn num(bits: &[bool]) -> usize {
+        bits.iter().enumerate().map(|(i, &b)| usize::from(b) << i).sum()
+    }
+
+    #[test]
+    fn popcount_counts_every_input_of_seven_bits() {
+        let mut b = CircuitBuilder::<Bool>::new(0, 7);
+        let args = b.args();
+        let out = popcount(&mut b, &args);
+        let c = b.finish(out).unwrap();
+        for v in 0..128usize {
+            let x: Vec<bool> = (0..7).map(|i| v >> i & 1 == 1).collect();
+            assert_eq!(num(&c.eval_one(&x)), v.count_ones() as usize);
+        }
+    }
+
+    #[test]
+    fn less_equal_matches_integers_across_widths() {
+        for (wx, wy) in [(3, 3), (3, 2), (2, 4)] {
+            let mut b = CircuitBuilder::<Bool>::new(0, wx + wy);
+            let args = b.args();
+            let out = less_equal(&mut b, &args[..wx], &args[wx..]);
+            let c = b.finish(vec![out]).unwrap();
+            for v in 0..1usize << (wx + wy) {
+                let bits: Vec<bool> = (0..wx + wy).map(|i| v >> i & 1 == 1).collect();
+                let (x, y) = (num(&bits[..wx]), num(&bits[wx..]));
+                assert_eq!(c.eval_one(&bits)[0], x <= y, "{x} <= {y}");
+            }
+        }
+    }
+}

@@ -1,0 +1,283 @@
+//! The Boolean reverse derivative category: polynomials over Z2.
+//!
+//! Generators are XOR, AND and constants (copy and discard are wiring); NOT, OR, MUX and
+//! k-input LUTs are derived gates with reverse rules of their own. Every rule is the exact
+//! formal derivative, which for a single multilinear gate equals the bit-flip derivative
+//! `dR/dx_i = dy & (f(x) ^ f(x ^ e_i))`.
+//!
+//! A `Lut(k)` gate reads `2^k` table bits then `k` address bits and outputs
+//! `table[sum_i x_i 2^i]`; its table bits are usually parameters.
+
+use crate::cat::ReverseRules;
+use crate::circuit::{CircuitBuilder, Semantics, Signature, WireId};
+use crate::lanes::WordKernel;
+use serde::{Deserialize, Serialize};
+
+/// Largest LUT input count supported.
+pub const MAX_LUT_INPUTS: u8 = 12;
+
+/// A Boolean gate type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Bool {
+    /// The constant 0 or 1 (no inputs).
+    Const(bool),
+    /// `a ^ b`.
+    Xor,
+    /// `a & b`.
+    And,
+    /// `!a` (= `a ^ 1`).
+    Not,
+    /// `a | b` (= `a ^ b ^ ab`).
+    Or,
+    /// `[s, a, b] -> if s { b } else { a }` (= `a ^ s(a ^ b)`).
+    Mux,
+    /// A k-input lookup table: `2^k` table bits, then `k` address bits (LSB first).
+    Lut(u8),
+}
+
+impl Signature for Bool {
+    fn arity(&self) -> usize {
+        match *self {
+            Bool::Const(_) => 0,
+            Bool::Not => 1,
+            Bool::Xor | Bool::And | Bool::Or => 2,
+            Bool::Mux => 3,
+            Bool::Lut(k) => (1usize << k) + k as usize,
+        }
+    }
+
+    fn name(&self) -> String {
+        match *self {
+            Bool::Const(v) => format!("const{}", u8::from(v)),
+            Bool::Xor => "xor".into(),
+            Bool::And => "and".into(),
+            Bool::Not => "not".into(),
+            Bool::Or => "or".into(),
+            Bool::Mux => "mux".into(),
+            Bool::Lut(k) => format!("lut{k}"),
+        }
+    }
+}
+
+impl Semantics<bool> for Bool {
+    fn apply(&self, x: &[bool]) -> bool {
+        match *self {
+            Bool::Const(v) => v,
+            Bool::Xor => x[0] ^ x[1],
+            Bool::And => x[0] & x[1],
+            Bool::Not => !x[0],
+            Bool::Or => x[0] | x[1],
+            Bool::Mux => {
+                if x[0] {
+                    x[2]
+                } else {
+                    x[1]
+                }
+            }
+            Bool::Lut(k) => {
+                let n = 1usize << k;
+                let addr = x[n..].iter().enumerate().fold(0, |a, (i, &b)| a | (usize::from(b) << i));
+                x[addr]
+            }
+        }
+    }
+}
+
+impl WordKernel for Bool {
+    #[inline]
+    fn eval_words(
+        &self,
+        vals: &[u64],
+        fanins: &[WireId],
+        tw: usize,
+        out: &mut [u64],
+        scratch: &mut Vec<u64>,
+    ) {
+        let row = |w: WireId| &vals[w.index() * tw..w.index() * tw + tw];
+        match *self {
+            Bool::Const(v) => out.fill(if v { u64::MAX } else { 0 }),
+            Bool::Xor => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a ^ b),
+            Bool::And => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a & b),
+            Bool::Or => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a | b),
+            Bool::Not => {
+                for (o, a) in out.iter_mut().zip(row(fanins[0])) {
+                    *o = !a;
+                }
+            }
+            Bool::Mux => {
+                let (s, a, b) = (row(fanins[0]), row(fanins[1]), row(fanins[2]));
+                for i in 0..tw {
+                    out[i] = a[i] ^ (s[i] & (a[i] ^ b[i]));
+                }
+            }
+            Bool::Lut(k) => lut_words(k, fanins, &row, tw, out, scratch),
+        }
+    }
+}
+
+#[inline]
+fn zip2(out: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
+    }
+}
+
+/// A LUT over lane words as a mux tree: address bit 0 selects between entries `2j` and
+/// `2j+1`, bit 1 between the pairs, and so on.
+fn lut_words<'a>(
+    k: u8,
+    fanins: &[WireId],
+    row: &impl Fn(WireId) -> &'a [u64],
+    tw: usize,
+    out: &mut [u64],
+    scratch: &mut Vec<u64>,
+) {
+    let n = 1usize << k;
+    let (table, addr) = fanins.split_at(n);
+    if k == 0 {
+        out.copy_from_slice(row(table[0]));
+        return;
+    }
+    let half = n / 2;
+    scratch.clear();
+    scratch.resize(half * tw, 0);
+    let x0 = row(addr[0]);
+    for j in 0..half {
+        let (a, b) = (row(table[2 * j]), row(table[2 * j + 1]));
+        let dst = &mut scratch[j * tw..(j + 1) * tw];
+        for i in 0..tw {
+            dst[i] = a[i] ^ (x0[i] & (a[i] ^ b[i]));
+        }
+    }
+    let mut len = half;
+    for &xw in &addr[1..] {
+        let x = row(xw);
+        len /= 2;
+        for j in 0..len {
+            for i in 0..tw {
+                let a = scratch[2 * j * tw + i];
+                let b = scratch[(2 * j + 1) * tw + i];
+                scratch[j * tw + i] = a ^ (x[i] & (a ^ b));
+            }
+        }
+    }
+    out.copy_from_slice(&scratch[..tw]);
+}
+
+/// Gate-building shorthands for Boolean circuits.
+pub trait BoolBuild {
+    /// Adds a constant gate.
+    fn constant(&mut self, v: bool) -> WireId;
+    /// Adds `a ^ b`.
+    fn xor(&mut self, a: WireId, b: WireId) -> WireId;
+    /// Adds `a & b`.
+    fn and(&mut self, a: WireId, b: WireId) -> WireId;
+    /// Adds `a | b`.
+    fn or(&mut self, a: WireId, b: WireId) -> WireId;
+    /// Adds `!a`.
+    fn not(&mut self, a: WireId) -> WireId;
+    /// Adds `if s { b } else { a }`.
+    fn mux(&mut self, s: WireId, a: WireId, b: WireId) -> WireId;
+    /// Adds a LUT with the given table wires (length `2^k`) and address wires (length `k`).
+    fn lut(&mut self, table: &[WireId], addr: &[WireId]) -> WireId;
+}
+
+impl BoolBuild for CircuitBuilder<Bool> {
+    fn constant(&mut self, v: bool) -> WireId {
+        self.gate(Bool::Const(v), &[])
+    }
+    fn xor(&mut self, a: WireId, b: WireId) -> WireId {
+        self.gate(Bool::Xor, &[a, b])
+    }
+    fn and(&mut self, a: WireId, b: WireId) -> WireId {
+        self.gate(Bool::And, &[a, b])
+    }
+    fn or(&mut self, a: WireId, b: WireId) -> WireId {
+        self.gate(Bool::Or, &[a, b])
+    }
+    fn not(&mut self, a: WireId) -> WireId {
+        self.gate(Bool::Not, &[a])
+    }
+    fn mux(&mut self, s: WireId, a: WireId, b: WireId) -> WireId {
+        self.gate(Bool::Mux, &[s, a, b])
+    }
+    fn lut(&mut self, table: &[WireId], addr: &[WireId]) -> WireId {
+        debug_assert_eq!(table.len(), 1 << addr.len());
+        let k = u8::try_from(addr.len()).expect("LUT input count fits in u8");
+        let fanins: Vec<WireId> = table.iter().chain(addr).copied().collect();
+        self.gate(Bool::Lut(k), &fanins)
+    }
+}
+
+impl ReverseRules for Bool {
+    fn add(b: &mut CircuitBuilder<Self>, x: WireId, y: WireId) -> WireId {
+        b.xor(x, y)
+    }
+
+    fn zero(b: &mut CircuitBuilder<Self>) -> WireId {
+        b.constant(false)
+    }
+
+    fn reverse(
+        &self,
+        b: &mut CircuitBuilder<Self>,
+        x: &[WireId],
+        y: WireId,
+        dy: WireId,
+    ) -> Vec<Option<WireId>> {
+        match *self {
+            Bool::Const(_) => vec![],
+            Bool::Xor => vec![Some(dy), Some(dy)],
+            Bool::Not => vec![Some(dy)],
+            Bool::And => vec![Some(b.and(dy, x[1])), Some(b.and(dy, x[0]))],
+            Bool::Or => {
+                // d/da (a ^ b ^ ab) = 1 ^ b, so da = dy ^ (dy & b).
+                let db_ = b.and(dy, x[1]);
+                let da_ = b.and(dy, x[0]);
+                vec![Some(b.xor(dy, db_)), Some(b.xor(dy, da_))]
+            }
+            Bool::Mux => {
+                // y = a ^ s(a ^ c): ds = dy(a ^ c), da = dy(1 ^ s), dc = dy s.
+                let diff = b.xor(x[1], x[2]);
+                let ds = b.and(dy, diff);
+                let dc = b.and(dy, x[0]);
+                let da = b.xor(dy, dc);
+                vec![Some(ds), Some(da), Some(dc)]
+            }
+            Bool::Lut(k) => lut_reverse(b, k, x, y, dy),
+        }
+    }
+}
+
+/// `R[lut]`: table entry `s` gets `dy & [x = s]` (a decoder tree rooted at `dy`);
+/// address bit `i` gets `dy & (y ^ lut(table permuted by s -> s ^ e_i, x))`.
+fn lut_reverse(
+    b: &mut CircuitBuilder<Bool>,
+    k: u8,
+    x: &[WireId],
+    y: WireId,
+    dy: WireId,
+) -> Vec<Option<WireId>> {
+    let n = 1usize << k;
+    let (table, addr) = x.split_at(n);
+    // Decoder: after splitting on bits k-1..i, entry j holds dy & [x_{k-1..i} = j].
+    let mut level = vec![dy];
+    for &xi in addr.iter().rev() {
+        let mut next = Vec::with_capacity(level.len() * 2);
+        for &m in &level {
+            let hi = b.and(m, xi);
+            let lo = b.xor(m, hi);
+            next.push(lo);
+            next.push(hi);
+        }
+        level = next;
+    }
+    let mut adj: Vec<Option<WireId>> = level.into_iter().map(Some).collect();
+    for i in 0..k as usize {
+        let flipped: Vec<WireId> = (0..n).map(|s| table[s ^ (1 << i)]).collect();
+        let y_flip = b.lut(&flipped, addr);
+        let sens = b.xor(y, y_flip);
+        adj.push(Some(b.and(dy, sens)));
+    }
+    adj
+}

@@ -1,0 +1,207 @@
+//! `BitMatrix`: signals packed 64 examples to a `u64` lane word.
+//!
+//! Row `r` holds one signal (an input bit, a gate output, a label bit) across every
+//! example; example `e` lives in word `e / 64`, bit `e % 64`. Bits past the last example
+//! in the final word are kept at zero so popcounts over a row count examples exactly.
+
+/// Number of examples packed into one lane word.
+pub const LANES: usize = 64;
+
+/// Words needed to hold `examples` lanes.
+#[must_use]
+pub const fn words_for(examples: usize) -> usize {
+    examples.div_ceil(LANES)
+}
+
+/// Mask of the valid lanes in the last word of a row of `examples` lanes.
+#[must_use]
+pub const fn tail_mask(examples: usize) -> u64 {
+    match examples % LANES {
+        0 => u64::MAX,
+        r => (1u64 << r) - 1,
+    }
+}
+
+/// A dense matrix of bits, one row per signal, examples packed along the row.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct BitMatrix {
+    rows: usize,
+    examples: usize,
+    words: usize,
+    data: Vec<u64>,
+}
+
+impl BitMatrix {
+    /// An all-zero matrix of `rows` signals over `examples` examples.
+    #[must_use]
+    pub fn zeros(rows: usize, examples: usize) -> Self {
+        let words = words_for(examples);
+        Self { rows, examples, words, data: vec![0; rows * words] }
+    }
+
+    /// Builds a matrix from one `bool` slice per example (each of length `rows`).
+    ///
+    /// # Panics
+    /// If an example does not have `rows` bits.
+    #[must_use]
+    pub fn from_examples<R: AsRef<[bool]>>(rows: usize, examples: &[R]) -> Self {
+        let mut m = Self::zeros(rows, examples.len());
+        for (e, ex) in examples.iter().enumerate() {
+            let ex = ex.as_ref();
+            assert_eq!(ex.len(), rows, "example {e} has {} bits, expected {rows}", ex.len());
+            for (r, &b) in ex.iter().enumerate() {
+                if b {
+                    m.set(r, e, true);
+                }
+            }
+        }
+        m
+    }
+
+    /// A matrix whose row `r` is the constant `values[r]` on every example (parameters).
+    #[must_use]
+    pub fn broadcast(values: &[bool], examples: usize) -> Self {
+        let mut m = Self::zeros(values.len(), examples);
+        for (r, &v) in values.iter().enumerate() {
+            if v {
+                m.row_mut(r).fill(u64::MAX);
+                m.clear_tail(r);
+            }
+        }
+        m
+    }
+
+    /// Number of signals (rows).
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// Number of examples (lanes in use).
+    #[must_use]
+    pub fn examples(&self) -> usize {
+        self.examples
+    }
+
+    /// Words per row.
+    #[must_use]
+    pub fn words(&self) -> usize {
+        self.words
+    }
+
+    /// The packed words of row `r`.
+    #[must_use]
+    pub fn row(&self, r: usize) -> &[u64] {
+        &self.data[r * self.words..(r + 1) * self.words]
+    }
+
+    /// The packed words of row `r`, mutable. Callers keep the tail lanes zero.
+    pub fn row_mut(&mut self, r: usize) -> &mut [u64] {
+        &mut self.data[r * self.words..(r + 1) * self.words]
+    }
+
+    /// Bit of signal `r` on example `e`.
+    #[must_use]
+    pub fn get(&self, r: usize, e: usize) -> bool {
+        debug_assert!(e < self.examples);
+        (self.data[r * self.words + e / LANES] >> (e % LANES)) & 1 == 1
+    }
+
+    /// Sets the bit of signal `r` on example `e`.
+    pub fn set(&mut self, r: usize, e: usize, v: bool) {
+        debug_assert!(e < self.examples);
+        let w = &mut self.data[r * self.words + e / LANES];
+        let bit = 1u64 << (e % LANES);
+        if v {
+            *w |= bit;
+        } else {
+            *w &= !bit;
+        }
+    }
+
+    /// Zeroes the unused lanes of the last word of row `r`.
+    pub fn clear_tail(&mut self, r: usize) {
+        if self.words > 0 {
+            let mask = tail_mask(self.examples);
+            let last = self.words - 1;
+            self.row_mut(r)[last] &= mask;
+        }
+    }
+
+    /// Number of examples on which signal `r` is 1.
+    #[must_use]
+    pub fn count_ones(&self, r: usize) -> u64 {
+        self.row(r).iter().map(|w| u64::from(w.count_ones())).sum()
+    }
+
+    /// The bits of example `e`, one per row.
+    #[must_use]
+    pub fn example(&self, e: usize) -> Vec<bool> {
+        (0..self.rows).map(|r| self.get(r, e)).collect()
+    }
+
+    /// Stacks the rows of `self` above the rows of `other` (same examples).
+    ///
+    /// # Panics
+    /// If the example counts differ.
+    #[must_use]
+    pub fn vstack(&self, other: &Self) -> Self {
+        assert_eq!(self.examples, other.examples, "vstack needs the same examples");
+        let mut data = self.data.clone();
+        data.extend_from_slice(&other.data);
+        Self { rows: self.rows + other.rows, examples: self.examples, words: self.words, data }
+    }
+
+    /// The sub-matrix of the examples whose indices are listed, in that order.
+    #[must_use]
+    pub fn select_examples(&self, indices: &[usize]) -> Self {
+        let mut m = Self::zeros(self.rows, indices.len());
+        for r in 0..self.rows {
+            for (j, &e) in indices.iter().enumerate() {
+                if self.get(r, e) {
+                    m.set(r, j, true);
+                }
+            }
+        }
+        m
+    }
+
+    /// The sub-matrix of examples in the word range `[w0, w1)` (whole words).
+    #[must_use]
+    pub fn word_range(&self, w0: usize, w1: usize) -> Self {
+        let examples = (w1 * LANES).min(self.examples) - w0 * LANES;
+        let words = w1 - w0;
+        let mut data = Vec::with_capacity(self.rows * words);
+        for r in 0..self.rows {
+            data.extend_from_slice(&self.row(r)[w0..w1]);
+        }
+        Self { rows: self.rows, examples, words, data }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_get_and_counts() {
+        let mut m = BitMatrix::zeros(2, 130);
+        m.set(1, 129, true);
+        m.set(1, 0, true);
+        assert!(m.get(1, 129) && m.get(1, 0) && !m.get(0, 129));
+        assert_eq!(m.count_ones(1), 2);
+        assert_eq!(m.words(), 3);
+        let b = BitMatrix::broadcast(&[true, false], 70);
+        assert_eq!(b.count_ones(0), 70);
+        assert_eq!(b.count_ones(1), 0);
+    }
+
+    #[test]
+    fn select_and_ranges() {
+        let m = BitMatrix::from_examples(1, &[[true], [false], [true]]);
+        let s = m.select_examples(&[2, 1]);
+        assert_eq!(s.example(0), vec![true]);
+        assert_eq!(s.example(1), vec![false]);
+        assert_eq!(m.word_range(0, 1).examples(), 3);
+    }
+}

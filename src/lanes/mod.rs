@@ -1,0 +1,8 @@
+//! Lanes: examples packed 64 to a `u64` word ([`BitMatrix`]) and the bit-parallel,
+//! tiled, multi-core evaluator ([`eval_lanes`]) used for both `f` and `R[f]`.
+
+mod eval;
+pub mod matrix;
+
+pub use eval::{EvalParams, TILE_BYTES, WordKernel, eval_lanes, tile_words_for};
+pub use matrix::{BitMatrix, LANES, tail_mask, words_for};

@@ -1,0 +1,11 @@
+//! Learning: model specs, networks built from them, heads, RDA as lenses, the trainer.
+
+pub mod head;
+pub mod network;
+pub mod rda;
+pub mod spec;
+pub mod trainer;
+
+pub use network::{ModelError, Network};
+pub use spec::{Body, Head, ModelSpec};
+pub use trainer::{EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams};

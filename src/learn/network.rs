@@ -1,0 +1,258 @@
+//! `Network`: a model spec made concrete as a parametrised Boolean circuit `P x A -> B`
+//! for a given input width and class count.
+
+use super::head::binary_width;
+use super::spec::{Body, Head, ModelSpec};
+use crate::circuit::{Circuit, CircuitBuilder, WireId};
+use crate::domain::arith::{less_equal, popcount};
+use crate::domain::{Bool, BoolBuild};
+use crate::lanes::BitMatrix;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use thiserror::Error;
+
+/// Largest input count the `table` model accepts (its table has `2^n` entries per bit).
+pub const MAX_TABLE_INPUTS: usize = 16;
+
+/// Why a spec cannot be built for the data at hand.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+pub enum ModelError {
+    /// The spec text is malformed.
+    #[error(transparent)]
+    Spec(#[from] super::spec::SpecError),
+    /// A `table` over too many inputs.
+    #[error(
+        "table model over {inputs} input bits needs 2^{inputs} entries per label bit; at most {MAX_TABLE_INPUTS} inputs are allowed (use lut:K:WxD)"
+    )]
+    TableTooWide {
+        /// Input bits of the data.
+        inputs: usize,
+    },
+    /// `groupsum:C` with `C` different from the data's class count.
+    #[error("head groupsum:{head} does not match the data's {data} classes")]
+    ClassMismatch {
+        /// Classes named by the head.
+        head: usize,
+        /// Classes in the data.
+        data: usize,
+    },
+    /// Data with no input bits.
+    #[error("the data has no input bits")]
+    NoInputs,
+}
+
+/// A concrete parametrised circuit with its head.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Network {
+    /// The spec it was built from.
+    pub spec: ModelSpec,
+    /// `P x A -> B`: parameters (LUT tables / masks), input bits, label bits.
+    pub circuit: Circuit<Bool>,
+    /// Number of classes.
+    pub n_classes: usize,
+}
+
+impl Network {
+    /// Builds `spec` for `n_inputs` input bits and `n_classes` classes; LUT wiring is drawn
+    /// from `seed`.
+    ///
+    /// # Errors
+    /// [`ModelError`] if the spec does not fit the data.
+    pub fn build(spec: ModelSpec, n_inputs: usize, n_classes: usize, seed: u64) -> Result<Self, ModelError> {
+        if n_inputs == 0 {
+            return Err(ModelError::NoInputs);
+        }
+        if let Head::GroupSum(c) = spec.head
+            && c != n_classes
+        {
+            return Err(ModelError::ClassMismatch { head: c, data: n_classes });
+        }
+        let circuit = match spec.body {
+            Body::Table => table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?,
+            Body::PseudoLinear => pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)),
+            Body::Lut { k, width, depth } => lut_net(n_inputs, k, width, depth, spec.head, n_classes, seed),
+        };
+        Ok(Self { spec, circuit, n_classes })
+    }
+
+    /// Number of parameters.
+    #[must_use]
+    pub fn n_params(&self) -> usize {
+        self.circuit.n_params()
+    }
+
+    /// Target output bits for the given labels (one row per output).
+    #[must_use]
+    pub fn targets(&self, labels: &[u32]) -> BitMatrix {
+        let n_out = self.circuit.n_outputs();
+        let mut t = BitMatrix::zeros(n_out, labels.len());
+        for (e, &l) in labels.iter().enumerate() {
+            for j in 0..n_out {
+                if self.spec.head.target(j, n_out, l) {
+                    t.set(j, e, true);
+                }
+            }
+        }
+        t
+    }
+}
+
+/// One `n`-input LUT per output bit, reading every input.
+fn table(n: usize, outputs: usize) -> Result<Circuit<Bool>, ModelError> {
+    if n > MAX_TABLE_INPUTS {
+        return Err(ModelError::TableTooWide { inputs: n });
+    }
+    let size = 1usize << n;
+    let mut b = CircuitBuilder::<Bool>::new(outputs * size, n);
+    let x = b.args();
+    let outs = (0..outputs)
+        .map(|j| {
+            let t: Vec<WireId> = (0..size).map(|s| b.param(j * size + s)).collect();
+            b.lut(&t, &x)
+        })
+        .collect();
+    Ok(b.finish(outs).expect("table circuit is valid"))
+}
+
+/// Per output `j`: `[popcount(p_j & x) <= popcount(p_j) div 4]`.
+fn pseudolinear(n: usize, outputs: usize) -> Circuit<Bool> {
+    let mut b = CircuitBuilder::<Bool>::new(outputs * n, n);
+    let x = b.args();
+    let outs = (0..outputs)
+        .map(|j| {
+            let p: Vec<WireId> = (0..n).map(|i| b.param(j * n + i)).collect();
+            let px: Vec<WireId> = p.iter().zip(&x).map(|(&pi, &xi)| b.and(pi, xi)).collect();
+            let s = popcount(&mut b, &px);
+            let t = popcount(&mut b, &p);
+            let quarter = if t.len() > 2 { t[2..].to_vec() } else { Vec::new() };
+            less_equal(&mut b, &s, &quarter)
+        })
+        .collect();
+    b.finish(outs).expect("pseudolinear circuit is valid")
+}
+
+/// `depth` layers of `width` k-LUTs with random, evenly spread wiring; the last layer is
+/// the head's outputs (`groupsum`) or feeds one extra LUT per label bit.
+fn lut_net(
+    n: usize,
+    k: u8,
+    width: usize,
+    depth: usize,
+    head: Head,
+    n_classes: usize,
+    seed: u64,
+) -> Circuit<Bool> {
+    let mut widths = vec![width; depth];
+    match head {
+        Head::GroupSum(c) => widths[depth - 1] = width.div_ceil(c) * c,
+        Head::Binary => widths.push(binary_width(n_classes)),
+        Head::OneHot => widths.push(n_classes),
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    // Wiring first, so the parameter count is known before building.
+    let mut prev_width = n;
+    let mut layers: Vec<Vec<Vec<usize>>> = Vec::new();
+    for &w in &widths {
+        let kk = usize::from(k).min(prev_width);
+        layers.push(random_wiring(&mut rng, prev_width, w, kk));
+        prev_width = w;
+    }
+    let n_params: usize = layers.iter().flatten().map(|ins| 1usize << ins.len()).sum();
+    let mut b = CircuitBuilder::<Bool>::new(n_params, n);
+    let mut prev = b.args();
+    let mut next_param = 0;
+    for layer in &layers {
+        let mut cur = Vec::with_capacity(layer.len());
+        for ins in layer {
+            let size = 1usize << ins.len();
+            let t: Vec<WireId> = (next_param..next_param + size).map(|i| b.param(i)).collect();
+            next_param += size;
+            let addr: Vec<WireId> = ins.iter().map(|&i| prev[i]).collect();
+            cur.push(b.lut(&t, &addr));
+        }
+        prev = cur;
+    }
+    b.finish(prev).expect("LUT network is valid")
+}
+
+/// `luts` groups of `k` distinct indices below `from`, drawn from concatenated shuffles
+/// so that every source is used as evenly as possible.
+fn random_wiring(rng: &mut ChaCha8Rng, from: usize, luts: usize, k: usize) -> Vec<Vec<usize>> {
+    let mut pool: Vec<usize> = Vec::new();
+    let mut out = Vec::with_capacity(luts);
+    for _ in 0..luts {
+        let mut ins: Vec<usize> = Vec::with_capacity(k);
+        let mut skipped = Vec::new();
+        while ins.len() < k {
+            if pool.is_empty() {
+                pool = (0..from).collect();
+                pool.shuffle(rng);
+            }
+            let i = pool.pop().unwrap_or(0);
+            if ins.contains(&i) {
+                skipped.push(i);
+            } else {
+                ins.push(i);
+            }
+        }
+        pool.extend(skipped);
+        out.push(ins);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lut_net_shapes() {
+        let spec: ModelSpec = "lut:4:10x2,groupsum:3".parse().unwrap();
+        let net = Network::build(spec, 16, 3, 1).unwrap();
+        assert_eq!(net.circuit.n_outputs(), 12);
+        assert_eq!(net.circuit.n_gates(), 22);
+        assert_eq!(net.n_params(), 22 * 16);
+        let spec: ModelSpec = "lut:6:8x1,binary".parse().unwrap();
+        let net = Network::build(spec, 4, 3, 1).unwrap();
+        assert_eq!(net.circuit.n_outputs(), 2);
+    }
+
+    #[test]
+    fn wiring_is_even_and_distinct() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let w = random_wiring(&mut rng, 12, 12, 4);
+        let mut uses = vec![0; 12];
+        for ins in &w {
+            let mut s = ins.clone();
+            s.sort_unstable();
+            s.dedup();
+            assert_eq!(s.len(), 4);
+            for &i in ins {
+                uses[i] += 1;
+            }
+        }
+        assert!(uses.iter().all(|&u| u == 4), "{uses:?}");
+    }
+
+    #[test]
+    fn pseudolinear_matches_its_formula() {
+        let spec: ModelSpec = "pseudolinear".parse().unwrap();
+        let net = Network::build(spec, 5, 2, 0).unwrap();
+        for v in 0..1u32 << 10 {
+            let bits: Vec<bool> = (0..10).map(|i| v >> i & 1 == 1).collect();
+            let (p, x) = bits.split_at(5);
+            let px = p.iter().zip(x).filter(|(a, b)| **a && **b).count();
+            let pc = p.iter().filter(|a| **a).count();
+            assert_eq!(net.circuit.eval_one(&bits)[0], px <= pc / 4);
+        }
+    }
+
+    #[test]
+    fn errors_are_specific() {
+        let t: ModelSpec = "table".parse().unwrap();
+        assert_eq!(Network::build(t, 20, 2, 0).unwrap_err(), ModelError::TableTooWide { inputs: 20 });
+        let g: ModelSpec = "lut:2:4x1,groupsum:3".parse().unwrap();
+        assert!(matches!(Network::build(g, 4, 2, 0), Err(ModelError::ClassMismatch { .. })));
+    }
+}

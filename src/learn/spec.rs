@@ -1,0 +1,161 @@
+//! Model specifications: `"lut:6:64x1,groupsum:3"`, `"table,onehot"`, `"pseudolinear"`.
+//!
+//! A spec is a body and an optional head separated by a comma.
+//! - `table`: one lookup table from all input bits to each label bit (the RDA paper's Iris model).
+//! - `pseudolinear`: per label bit `[popcount(p & x) <= popcount(p) div 4]` (the RDA paper's MNIST model).
+//! - `lut:K:WxD`: `D` layers of `W` learned `K`-input LUTs, wiring drawn from the seed.
+//! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
+//!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
+//!   the most ones).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+use thiserror::Error;
+
+/// The structure before the head.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Body {
+    /// One `n`-input lookup table per label bit.
+    Table,
+    /// `[popcount(p & x) <= popcount(p) div 4]` per label bit.
+    PseudoLinear,
+    /// `depth` layers of `width` `k`-input LUTs.
+    Lut {
+        /// Inputs per LUT.
+        k: u8,
+        /// LUTs per layer.
+        width: usize,
+        /// Layers.
+        depth: usize,
+    },
+}
+
+/// How output bits are read as a class.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Head {
+    /// The class index in binary.
+    Binary,
+    /// One bit per class; correct only on an exact match.
+    OneHot,
+    /// `C` groups of outputs; the class is the group with the most ones.
+    GroupSum(usize),
+}
+
+/// A parsed model specification.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelSpec {
+    /// The body.
+    pub body: Body,
+    /// The head.
+    pub head: Head,
+}
+
+/// A model specification that does not parse.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("bad model spec '{spec}': {why} (examples: lut:6:64x1,groupsum:3  table,onehot  pseudolinear)")]
+pub struct SpecError {
+    /// The text given.
+    pub spec: String,
+    /// What was wrong.
+    pub why: String,
+}
+
+impl FromStr for ModelSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let err = |why: &str| SpecError { spec: s.to_string(), why: why.to_string() };
+        let mut parts = s.split(',').map(str::trim);
+        let body_text = parts.next().unwrap_or("");
+        let body = parse_body(body_text).map_err(|w| err(&w))?;
+        let head = match parts.next() {
+            None => Head::Binary,
+            Some(h) => parse_head(h).map_err(|w| err(&w))?,
+        };
+        if parts.next().is_some() {
+            return Err(err("expected at most one head after the body"));
+        }
+        Ok(Self { body, head })
+    }
+}
+
+fn parse_body(t: &str) -> Result<Body, String> {
+    let fields: Vec<&str> = t.split(':').collect();
+    match fields.as_slice() {
+        ["table"] => Ok(Body::Table),
+        ["pseudolinear"] => Ok(Body::PseudoLinear),
+        ["lut", k, shape] => {
+            let k: u8 = k.parse().map_err(|_| format!("LUT size '{k}' is not a number"))?;
+            if !(1..=crate::domain::boolean::MAX_LUT_INPUTS).contains(&k) {
+                return Err(format!("LUT size {k} is outside 1..=12"));
+            }
+            let (w, d) = shape.split_once('x').ok_or("shape must be WIDTHxDEPTH, e.g. 64x2")?;
+            let width: usize = w.parse().map_err(|_| format!("width '{w}' is not a number"))?;
+            let depth: usize = d.parse().map_err(|_| format!("depth '{d}' is not a number"))?;
+            if width == 0 || depth == 0 {
+                return Err("width and depth must be at least 1".into());
+            }
+            Ok(Body::Lut { k, width, depth })
+        }
+        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:WxD")),
+    }
+}
+
+fn parse_head(t: &str) -> Result<Head, String> {
+    match t.split_once(':') {
+        None if t == "binary" => Ok(Head::Binary),
+        None if t == "onehot" => Ok(Head::OneHot),
+        Some(("groupsum", c)) => {
+            let c: usize = c.parse().map_err(|_| format!("class count '{c}' is not a number"))?;
+            if c < 2 {
+                return Err("groupsum needs at least 2 classes".into());
+            }
+            Ok(Head::GroupSum(c))
+        }
+        _ => Err(format!("unknown head '{t}'; expected binary, onehot or groupsum:C")),
+    }
+}
+
+impl fmt::Display for ModelSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.body {
+            Body::Table => write!(f, "table")?,
+            Body::PseudoLinear => write!(f, "pseudolinear")?,
+            Body::Lut { k, width, depth } => write!(f, "lut:{k}:{width}x{depth}")?,
+        }
+        match self.head {
+            Head::Binary => write!(f, ",binary"),
+            Head::OneHot => write!(f, ",onehot"),
+            Head::GroupSum(c) => write!(f, ",groupsum:{c}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_and_prints_round_trip() {
+        for s in ["lut:6:64x2,groupsum:3", "table,onehot", "pseudolinear,binary"] {
+            let m: ModelSpec = s.parse().unwrap();
+            assert_eq!(m.to_string(), s);
+        }
+        assert_eq!("table".parse::<ModelSpec>().unwrap().head, Head::Binary);
+    }
+
+    #[test]
+    fn rejects_bad_specs_with_reasons() {
+        for (s, why) in [
+            ("lut:6:64", "WIDTHxDEPTH"),
+            ("lut:0:4x1", "outside"),
+            ("mlp", "unknown body"),
+            ("table,groupsum:1", "at least 2"),
+            ("table,foo", "unknown head"),
+        ] {
+            let e = s.parse::<ModelSpec>().unwrap_err();
+            assert!(e.to_string().contains(why), "{e}");
+        }
+    }
+}

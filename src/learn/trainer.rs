@@ -1,0 +1,359 @@
+//! `Trainer`: runs RDA on a [`Network`] and reports why it stopped.
+//!
+//! Two optimisers:
+//! - [`Optimizer::Rda`], faithful per-example RDA: examples one at a time, in order,
+//!   each applying `p <- p ^ R[f]((p, x), y ^ f(p, x))_P` through the [`rda_step`] circuit.
+//! - [`Optimizer::Votes`], batched RDA: the parameter gradient circuit `R[f]_P` is
+//!   evaluated bit-parallel on the whole batch and each parameter counts its votes
+//!   (popcounts over the lanes); see [`VoteParams`].
+
+use super::head::accuracy;
+use super::network::Network;
+use super::rda::{param_gradient, rda_step};
+use super::spec::Head;
+use crate::circuit::Circuit;
+use crate::domain::Bool;
+use crate::lanes::{BitMatrix, EvalParams, eval_lanes};
+use rand::seq::SliceRandom;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How the batched optimiser turns votes into flips.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VoteParams {
+    /// An example carries error only while its margin (for `groupsum`: true-group score
+    /// minus best rival, over the group size) is at most this; misclassified examples
+    /// always do.
+    pub margin: f64,
+    /// Probability that a parameter whose flip votes win is actually flipped (damps churn).
+    pub accept: f64,
+    /// Votes from outputs whose target is 1 are weighted by this (class balance:
+    /// `classes - 1` for `groupsum`, where only one group in `C` has target 1).
+    pub positive_weight: f64,
+}
+
+impl VoteParams {
+    /// Defaults for a head over `n_classes` classes.
+    #[must_use]
+    pub fn for_head(head: Head, n_classes: usize) -> Self {
+        let positive_weight = match head {
+            Head::GroupSum(_) => (n_classes - 1) as f64,
+            Head::Binary | Head::OneHot => 1.0,
+        };
+        Self { margin: 0.1, accept: 0.3, positive_weight }
+    }
+}
+
+/// The optimiser.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Optimizer {
+    /// Faithful per-example RDA (batch size 1, the published algorithm).
+    Rda,
+    /// Batched RDA with per-parameter vote counting.
+    Votes(VoteParams),
+}
+
+impl Optimizer {
+    /// A short name for reports (`rda`, `rda-votes`).
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Optimizer::Rda => "rda",
+            Optimizer::Votes(_) => "rda-votes",
+        }
+    }
+}
+
+/// Initial parameter values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Init {
+    /// Every parameter 0 (the RDA paper's lookup table).
+    Zeros,
+    /// Uniform random bits from the seed.
+    Random,
+}
+
+/// Why training ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum StopReason {
+    /// Ran the requested number of epochs.
+    EpochLimit,
+    /// Every training example is classified correctly.
+    Perfect,
+    /// An epoch changed no parameter: further epochs would repeat it.
+    Converged,
+}
+
+/// One epoch's figures.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EpochStats {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Parameters flipped during the epoch.
+    pub flips: u64,
+    /// Training accuracy after the epoch.
+    pub train_accuracy: f64,
+}
+
+/// What training produced.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// The trained parameters.
+    pub params: Vec<bool>,
+    /// Why it stopped.
+    pub stop: StopReason,
+    /// Per-epoch figures.
+    pub history: Vec<EpochStats>,
+}
+
+impl Report {
+    /// Training accuracy after the last epoch (0 if no epoch ran).
+    #[must_use]
+    pub fn train_accuracy(&self) -> f64 {
+        self.history.last().map_or(0.0, |h| h.train_accuracy)
+    }
+}
+
+/// Trains a [`Network`] with RDA. Deterministic for a given seed and data, whatever the
+/// thread count (randomness is drawn sequentially; parallel parts only count).
+#[derive(Clone, Debug)]
+pub struct Trainer {
+    optimizer: Optimizer,
+    epochs: usize,
+    batch: usize,
+    seed: u64,
+    init: Init,
+    shuffle: bool,
+}
+
+impl Trainer {
+    /// A trainer with the given optimiser: 1 epoch, batch 1024, seed 0, random init,
+    /// shuffled batches.
+    #[must_use]
+    pub fn new(optimizer: Optimizer) -> Self {
+        Self { optimizer, epochs: 1, batch: 1024, seed: 0, init: Init::Random, shuffle: true }
+    }
+
+    /// Number of passes over the training data.
+    #[must_use]
+    pub fn epochs(mut self, n: usize) -> Self {
+        self.epochs = n;
+        self
+    }
+
+    /// Examples per batch for the vote optimiser (ignored by faithful RDA).
+    #[must_use]
+    pub fn batch(mut self, n: usize) -> Self {
+        self.batch = n.max(1);
+        self
+    }
+
+    /// Seed of every random choice.
+    #[must_use]
+    pub fn seed(mut self, s: u64) -> Self {
+        self.seed = s;
+        self
+    }
+
+    /// Initial parameters.
+    #[must_use]
+    pub fn init(mut self, init: Init) -> Self {
+        self.init = init;
+        self
+    }
+
+    /// Visit examples in a fresh random order each epoch (`true`) or in file order.
+    #[must_use]
+    pub fn shuffle(mut self, yes: bool) -> Self {
+        self.shuffle = yes;
+        self
+    }
+
+    /// Trains `net` on `inputs` (one row per input bit) with class `labels`, calling
+    /// `on_epoch` after each epoch.
+    ///
+    /// # Panics
+    /// If `inputs` does not match the network's input width or the label count.
+    pub fn run(
+        &self,
+        net: &Network,
+        inputs: &BitMatrix,
+        labels: &[u32],
+        mut on_epoch: impl FnMut(&EpochStats),
+    ) -> Report {
+        assert_eq!(inputs.rows(), net.circuit.n_args(), "one input row per input bit");
+        assert_eq!(inputs.examples(), labels.len(), "one label per example");
+        let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
+        let mut params = match self.init {
+            Init::Zeros => vec![false; net.n_params()],
+            Init::Random => (0..net.n_params()).map(|_| rng.random::<bool>()).collect(),
+        };
+        let targets = net.targets(labels);
+        let mut state = match self.optimizer {
+            Optimizer::Rda => State::Faithful(rda_step(&net.circuit)),
+            Optimizer::Votes(v) => State::Votes(v, param_gradient(&net.circuit)),
+        };
+        let mut history = Vec::new();
+        let mut stop = StopReason::EpochLimit;
+        for epoch in 1..=self.epochs {
+            let mut order: Vec<usize> = (0..labels.len()).collect();
+            if self.shuffle {
+                order.shuffle(&mut rng);
+            }
+            let flips = match &mut state {
+                State::Faithful(step) => faithful_epoch(step, &mut params, inputs, &targets, &order),
+                State::Votes(v, grad) => {
+                    let mut flips = 0;
+                    for chunk in order.chunks(self.batch) {
+                        flips += vote_batch(net, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                    }
+                    flips
+                }
+            };
+            let train_accuracy = accuracy(&predict(net, &params, inputs), labels);
+            let stats = EpochStats { epoch, flips, train_accuracy };
+            on_epoch(&stats);
+            history.push(stats);
+            if train_accuracy >= 1.0 {
+                stop = StopReason::Perfect;
+                break;
+            }
+            if flips == 0 {
+                stop = StopReason::Converged;
+                break;
+            }
+        }
+        Report { params, stop, history }
+    }
+}
+
+enum State {
+    Faithful(Circuit<Bool>),
+    Votes(VoteParams, Circuit<Bool>),
+}
+
+/// Predicted classes of `net` with `params` on every example.
+#[must_use]
+pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
+    let out = forward(&net.circuit, params, inputs);
+    net.spec.head.predict(&out, net.n_classes)
+}
+
+/// The circuit's outputs with `params` broadcast over the examples of `inputs`.
+#[must_use]
+pub fn forward(c: &Circuit<Bool>, params: &[bool], inputs: &BitMatrix) -> BitMatrix {
+    let full = BitMatrix::broadcast(params, inputs.examples()).vstack(inputs);
+    eval_lanes(c, &full, &EvalParams::default())
+}
+
+fn faithful_epoch(
+    step: &Circuit<Bool>,
+    params: &mut Vec<bool>,
+    inputs: &BitMatrix,
+    targets: &BitMatrix,
+    order: &[usize],
+) -> u64 {
+    let mut flips = 0;
+    let serial = EvalParams { tile_words: 1, parallel: false };
+    for &e in order {
+        let mut vals = params.clone();
+        vals.extend(inputs.example(e));
+        vals.extend(targets.example(e));
+        let m = BitMatrix::from_examples(vals.len(), &[vals]);
+        let next = eval_lanes(step, &m, &serial).example(0);
+        flips += params.iter().zip(&next).filter(|(a, b)| a != b).count() as u64;
+        *params = next;
+    }
+    flips
+}
+
+/// One batch of the vote optimiser; returns the number of flips.
+#[allow(clippy::too_many_arguments)]
+fn vote_batch(
+    net: &Network,
+    grad: &Circuit<Bool>,
+    v: &VoteParams,
+    params: &mut [bool],
+    inputs: &BitMatrix,
+    labels: &[u32],
+    batch: &[usize],
+    rng: &mut ChaCha8Rng,
+) -> u64 {
+    let x = inputs.select_examples(batch);
+    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+    let p = BitMatrix::broadcast(params, x.examples());
+    let px = p.vstack(&x);
+    let out = eval_lanes(&net.circuit, &px, &EvalParams::default());
+    let target = net.targets(&y);
+    let active = active_lanes(net, &out, &y, v.margin);
+    // Four adjoint patterns, split by target value so positives can be weighted:
+    // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
+    let n_out = out.rows();
+    let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
+    for j in 0..n_out {
+        let (o, t) = (out.row(j), target.row(j));
+        for w in 0..out.words() {
+            let err = o[w] ^ t[w];
+            let a = active[w];
+            dys[0].row_mut(j)[w] = err & t[w] & a;
+            dys[1].row_mut(j)[w] = err & !t[w] & a;
+            dys[2].row_mut(j)[w] = !err & t[w] & a;
+            dys[3].row_mut(j)[w] = !err & !t[w] & a;
+        }
+    }
+    let counts: Vec<Vec<u64>> = dys
+        .iter()
+        .map(|dy| {
+            let d = eval_lanes(grad, &px.vstack(dy), &EvalParams::default());
+            (0..d.rows()).map(|r| d.count_ones(r)).collect()
+        })
+        .collect();
+    let mut flips = 0;
+    for i in 0..params.len() {
+        let pos = counts[0][i] as f64 - counts[2][i] as f64;
+        let neg = counts[1][i] as f64 - counts[3][i] as f64;
+        let score = v.positive_weight * pos + neg;
+        if score > 0.0 && (v.accept >= 1.0 || rng.random::<f64>() < v.accept) {
+            params[i] = !params[i];
+            flips += 1;
+        }
+    }
+    flips
+}
+
+/// Lanes whose example still carries error: misclassified, or (for `groupsum`) within
+/// the margin. Returned as one mask word per lane word.
+fn active_lanes(net: &Network, out: &BitMatrix, labels: &[u32], margin: f64) -> Vec<u64> {
+    let c = net.n_classes;
+    let mut mask = vec![0u64; out.words()];
+    match net.spec.head {
+        Head::GroupSum(_) => {
+            let per = (out.rows() / c) as f64;
+            let scores = net.spec.head.scores(out, c);
+            for (e, &l) in labels.iter().enumerate() {
+                let row = &scores[e * c..(e + 1) * c];
+                let own = f64::from(row[l as usize]);
+                let rival = row
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != l as usize)
+                    .map(|(_, &s)| s)
+                    .max()
+                    .unwrap_or(0);
+                if (own - f64::from(rival)) / per <= margin {
+                    mask[e / 64] |= 1 << (e % 64);
+                }
+            }
+        }
+        Head::Binary | Head::OneHot => {
+            let pred = net.spec.head.predict(out, c);
+            for (e, (&p, &l)) in pred.iter().zip(labels).enumerate() {
+                if p != l {
+                    mask[e / 64] |= 1 << (e % 64);
+                }
+            }
+        }
+    }
+    mask
+}

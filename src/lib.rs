@@ -1,0 +1,13 @@
+#![doc = include_str!("../README.md")]
+#![warn(missing_docs)]
+
+pub mod aig;
+pub mod cat;
+pub mod circuit;
+pub mod cli;
+pub mod data;
+pub mod domain;
+pub mod error;
+pub mod io;
+pub mod lanes;
+pub mod learn;

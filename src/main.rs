@@ -1,0 +1,12 @@
+//! The `circuitlearn` binary: parses the command line and maps errors to exit codes.
+
+use circuitlearn::cli::{Cli, exit_code, run};
+use clap::Parser;
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        eprintln!("error: {e:#}");
+        std::process::exit(exit_code(&e));
+    }
+}

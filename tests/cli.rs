@@ -1,0 +1,128 @@
+//! The command-line contract: default training, reproductions, JSON output, exit codes
+//! and error lines on bad input, determinism.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn circuitlearn(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().unwrap()
+}
+
+fn last_json(out: &Output) -> serde_json::Value {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout.lines().last().unwrap_or_default();
+    serde_json::from_str(line).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {stdout}"))
+}
+
+#[test]
+fn default_train_learns_iris_and_writes_its_files() {
+    let d = tempfile::tempdir().unwrap();
+    let out = circuitlearn(&["train"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/iris/metrics.json")).unwrap())
+            .unwrap();
+    for key in [
+        "dataset",
+        "domain",
+        "model",
+        "optimizer",
+        "epochs",
+        "seed",
+        "train_accuracy",
+        "test_accuracy",
+        "gates",
+        "and_nodes",
+        "params",
+        "seconds",
+    ] {
+        assert!(m.get(key).is_some(), "metrics.json lacks {key}: {m}");
+    }
+    assert!(m["test_accuracy"].as_f64().unwrap() >= 0.9, "{m}");
+    assert!(m["and_nodes"].as_u64().unwrap() > 0);
+    let eval =
+        circuitlearn(&["eval", "--model", "runs/iris/model.json", "--data", "iris", "--json"], d.path());
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    assert!(last_json(&eval)["accuracy"].as_f64().unwrap() > 0.9);
+}
+
+#[test]
+fn repro_rda_iris_prints_the_published_figures() {
+    let d = tempfile::tempdir().unwrap();
+    let out = circuitlearn(&["repro", "rda-iris", "--json"], d.path());
+    assert!(out.status.success());
+    let j = last_json(&out);
+    assert_eq!(j["two_class_binary"], 0.98);
+    assert_eq!(j["two_class_onehot"], 0.98);
+    assert_eq!(j["three_class"], 0.733);
+}
+
+#[test]
+fn same_seed_gives_the_same_model_for_any_thread_count() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |threads: &str, out: &str| {
+        let o = circuitlearn(
+            &["train", "--data", "wine", "--epochs", "5", "--threads", threads, "--out", out, "--json"],
+            d.path(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.path().join(out).join("model.json")).unwrap()
+    };
+    assert_eq!(run("1", "a"), run("2", "b"));
+}
+
+#[test]
+fn trains_on_pla_files_with_a_separate_test_file() {
+    let d = tempfile::tempdir().unwrap();
+    // Target: majority of the first three of eight inputs; every fifth row is held out.
+    let mut train = String::from(".i 8\n.o 1\n.type fr\n");
+    let mut test = train.clone();
+    for v in 0u32..256 {
+        let bits: String = (0..8).map(|i| if v >> i & 1 == 1 { '1' } else { '0' }).collect();
+        let y = u32::from((v & 1) + (v >> 1 & 1) + (v >> 2 & 1) >= 2);
+        let row = format!("{bits} {y}\n");
+        if v % 5 == 0 { test.push_str(&row) } else { train.push_str(&row) }
+    }
+    std::fs::write(d.path().join("t.train.pla"), train + ".e\n").unwrap();
+    std::fs::write(d.path().join("t.valid.pla"), test).unwrap();
+    let out = circuitlearn(
+        &[
+            "train",
+            "--data",
+            "t.train.pla",
+            "--test",
+            "t.valid.pla",
+            "--model",
+            "lut:3:32x1,groupsum:2",
+            "--json",
+        ],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert_eq!(j["test_examples"], 52);
+    assert!(j["test_accuracy"].as_f64().unwrap() >= 0.9, "{j}");
+}
+
+fn assert_bad_input(args: &[&str], dir: &Path, needle: &str) {
+    let out = circuitlearn(args, dir);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one error line: {err}");
+    assert!(err.contains(needle), "expected '{needle}' in: {err}");
+    assert!(!err.contains("panicked"), "{err}");
+}
+
+#[test]
+fn bad_input_gives_one_line_and_exit_2() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("bad.csv"), "a,b,label\n1,2,x\n3,oops,y\n").unwrap();
+    assert_bad_input(&["train", "--data", "bad.csv"], d.path(), "bad.csv:3");
+    std::fs::write(d.path().join("bad.pla"), ".i 4\n.o 1\n0101 1\n011 0\n").unwrap();
+    assert_bad_input(&["train", "--data", "bad.pla"], d.path(), "bad.pla:4");
+    assert_bad_input(&["train", "--data", "missing.csv"], d.path(), "missing.csv");
+    assert_bad_input(&["train", "--model", "lut:6"], d.path(), "bad model spec");
+    assert_bad_input(&["train", "--data", "nosuchset"], d.path(), "nosuchset");
+    std::fs::write(d.path().join("model.json"), "{\"format_version\": 99}").unwrap();
+    assert_bad_input(&["eval", "--model", "model.json", "--data", "iris"], d.path(), "version 99");
+}
