@@ -5,7 +5,7 @@
 use circuitlearn::cat::rdiff;
 use circuitlearn::circuit::{Circuit, CircuitBuilder, WireId};
 use circuitlearn::domain::Bool;
-use circuitlearn::lanes::{BitMatrix, EvalParams, eval_lanes};
+use circuitlearn::lanes::{BitMatrix, EvalParams, Program, eval_lanes};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -46,6 +46,13 @@ fn random_inputs(rows: usize, seed: u64) -> BitMatrix {
 fn bench(c: &mut Criterion) {
     let f = random_circuit(1);
     let r = rdiff(&f);
+    eprintln!(
+        "forward: {} gates, {} slots; reverse: {} gates, {} slots",
+        f.n_gates(),
+        Program::new(&f).n_slots(),
+        r.n_gates(),
+        Program::new(&r).n_slots()
+    );
     let x = random_inputs(INPUTS, 2);
     let xdy = x.vstack(&random_inputs(OUTPUTS, 3));
     let mut g = c.benchmark_group("eval_10k_gates_64k_examples");

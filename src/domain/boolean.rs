@@ -84,38 +84,36 @@ impl Semantics<bool> for Bool {
 }
 
 impl WordKernel for Bool {
-    #[inline]
-    fn eval_words(
+    #[inline(always)]
+    fn eval_words<'a>(
         &self,
-        vals: &[u64],
-        fanins: &[WireId],
+        row: &impl Fn(usize) -> &'a [u64],
         tw: usize,
         out: &mut [u64],
         scratch: &mut Vec<u64>,
     ) {
-        let row = |w: WireId| &vals[w.index() * tw..w.index() * tw + tw];
         match *self {
             Bool::Const(v) => out.fill(if v { u64::MAX } else { 0 }),
-            Bool::Xor => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a ^ b),
-            Bool::And => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a & b),
-            Bool::Or => zip2(out, row(fanins[0]), row(fanins[1]), |a, b| a | b),
+            Bool::Xor => zip2(out, row(0), row(1), |a, b| a ^ b),
+            Bool::And => zip2(out, row(0), row(1), |a, b| a & b),
+            Bool::Or => zip2(out, row(0), row(1), |a, b| a | b),
             Bool::Not => {
-                for (o, a) in out.iter_mut().zip(row(fanins[0])) {
+                for (o, a) in out.iter_mut().zip(row(0)) {
                     *o = !a;
                 }
             }
             Bool::Mux => {
-                let (s, a, b) = (row(fanins[0]), row(fanins[1]), row(fanins[2]));
+                let (s, a, b) = (row(0), row(1), row(2));
                 for i in 0..tw {
                     out[i] = a[i] ^ (s[i] & (a[i] ^ b[i]));
                 }
             }
-            Bool::Lut(k) => lut_words(k, fanins, &row, tw, out, scratch),
+            Bool::Lut(k) => lut_words(k, row, tw, out, scratch),
         }
     }
 }
 
-#[inline]
+#[inline(always)]
 fn zip2(out: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
     for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
         *o = f(x, y);
@@ -123,41 +121,45 @@ fn zip2(out: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
 }
 
 /// A LUT over lane words as a mux tree: address bit 0 selects between entries `2j` and
-/// `2j+1`, bit 1 between the pairs, and so on.
+/// `2j+1`, bit 1 between the pairs, and so on. Fan-in `i < 2^k` is table entry `i`,
+/// fan-in `2^k + j` is address bit `j`.
+#[inline(always)]
 fn lut_words<'a>(
     k: u8,
-    fanins: &[WireId],
-    row: &impl Fn(WireId) -> &'a [u64],
+    row: &impl Fn(usize) -> &'a [u64],
     tw: usize,
     out: &mut [u64],
     scratch: &mut Vec<u64>,
 ) {
     let n = 1usize << k;
-    let (table, addr) = fanins.split_at(n);
     if k == 0 {
-        out.copy_from_slice(row(table[0]));
+        out.copy_from_slice(row(0));
         return;
     }
     let half = n / 2;
     scratch.clear();
     scratch.resize(half * tw, 0);
-    let x0 = row(addr[0]);
+    let x0 = row(n);
     for j in 0..half {
-        let (a, b) = (row(table[2 * j]), row(table[2 * j + 1]));
+        let (a, b) = (row(2 * j), row(2 * j + 1));
         let dst = &mut scratch[j * tw..(j + 1) * tw];
         for i in 0..tw {
             dst[i] = a[i] ^ (x0[i] & (a[i] ^ b[i]));
         }
     }
     let mut len = half;
-    for &xw in &addr[1..] {
-        let x = row(xw);
+    for bit in 1..k as usize {
+        let x = row(n + bit);
         len /= 2;
         for j in 0..len {
+            let (lo, hi) = scratch.split_at_mut((2 * j + 1) * tw);
+            let b = &hi[..tw];
+            let a = &mut lo[2 * j * tw..];
             for i in 0..tw {
-                let a = scratch[2 * j * tw + i];
-                let b = scratch[(2 * j + 1) * tw + i];
-                scratch[j * tw + i] = a ^ (x[i] & (a ^ b));
+                a[i] ^= x[i] & (a[i] ^ b[i]);
+            }
+            if j > 0 {
+                scratch.copy_within(2 * j * tw..(2 * j + 1) * tw, j * tw);
             }
         }
     }

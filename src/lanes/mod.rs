@@ -4,5 +4,5 @@
 mod eval;
 pub mod matrix;
 
-pub use eval::{EvalParams, TILE_BYTES, WordKernel, eval_lanes, tile_words_for};
+pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};

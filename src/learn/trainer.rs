@@ -13,7 +13,7 @@ use super::rda::{param_gradient, rda_step};
 use super::spec::Head;
 use crate::circuit::Circuit;
 use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, eval_lanes};
+use crate::lanes::{BitMatrix, EvalParams, Program};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -191,8 +191,10 @@ impl Trainer {
         };
         let targets = net.targets(labels);
         let mut state = match self.optimizer {
-            Optimizer::Rda => State::Faithful(rda_step(&net.circuit)),
-            Optimizer::Votes(v) => State::Votes(v, param_gradient(&net.circuit)),
+            Optimizer::Rda => State::Faithful(Program::new(&rda_step(&net.circuit))),
+            Optimizer::Votes(v) => {
+                State::Votes(v, Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
+            }
         };
         let mut history = Vec::new();
         let mut stop = StopReason::EpochLimit;
@@ -203,10 +205,10 @@ impl Trainer {
             }
             let flips = match &mut state {
                 State::Faithful(step) => faithful_epoch(step, &mut params, inputs, &targets, &order),
-                State::Votes(v, grad) => {
+                State::Votes(v, fwd, grad) => {
                     let mut flips = 0;
                     for chunk in order.chunks(self.batch) {
-                        flips += vote_batch(net, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                        flips += vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
                     }
                     flips
                 }
@@ -229,8 +231,8 @@ impl Trainer {
 }
 
 enum State {
-    Faithful(Circuit<Bool>),
-    Votes(VoteParams, Circuit<Bool>),
+    Faithful(Program<Bool>),
+    Votes(VoteParams, Program<Bool>, Program<Bool>),
 }
 
 /// Predicted classes of `net` with `params` on every example.
@@ -244,11 +246,11 @@ pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
 #[must_use]
 pub fn forward(c: &Circuit<Bool>, params: &[bool], inputs: &BitMatrix) -> BitMatrix {
     let full = BitMatrix::broadcast(params, inputs.examples()).vstack(inputs);
-    eval_lanes(c, &full, &EvalParams::default())
+    Program::new(c).eval(&full, &EvalParams::default())
 }
 
 fn faithful_epoch(
-    step: &Circuit<Bool>,
+    step: &Program<Bool>,
     params: &mut Vec<bool>,
     inputs: &BitMatrix,
     targets: &BitMatrix,
@@ -261,7 +263,7 @@ fn faithful_epoch(
         vals.extend(inputs.example(e));
         vals.extend(targets.example(e));
         let m = BitMatrix::from_examples(vals.len(), &[vals]);
-        let next = eval_lanes(step, &m, &serial).example(0);
+        let next = step.eval(&m, &serial).example(0);
         flips += params.iter().zip(&next).filter(|(a, b)| a != b).count() as u64;
         *params = next;
     }
@@ -272,7 +274,8 @@ fn faithful_epoch(
 #[allow(clippy::too_many_arguments)]
 fn vote_batch(
     net: &Network,
-    grad: &Circuit<Bool>,
+    fwd: &Program<Bool>,
+    grad: &Program<Bool>,
     v: &VoteParams,
     params: &mut [bool],
     inputs: &BitMatrix,
@@ -284,7 +287,7 @@ fn vote_batch(
     let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
     let p = BitMatrix::broadcast(params, x.examples());
     let px = p.vstack(&x);
-    let out = eval_lanes(&net.circuit, &px, &EvalParams::default());
+    let out = fwd.eval(&px, &EvalParams::default());
     let target = net.targets(&y);
     let active = active_lanes(net, &out, &y, v.margin);
     // Four adjoint patterns, split by target value so positives can be weighted:
@@ -305,7 +308,7 @@ fn vote_batch(
     let counts: Vec<Vec<u64>> = dys
         .iter()
         .map(|dy| {
-            let d = eval_lanes(grad, &px.vstack(dy), &EvalParams::default());
+            let d = grad.eval(&px.vstack(dy), &EvalParams::default());
             (0..d.rows()).map(|r| d.count_ones(r)).collect()
         })
         .collect();
