@@ -110,6 +110,28 @@ proptest! {
     }
 
     #[test]
+    fn reverse_derivative_of_a_tensor_is_the_tensor_of_lenses(f in recipe(3, 10, 2), g in recipe(4, 10, 3), s in any::<u64>()) {
+        let (f, g) = (build(&f, 1), build(&g, 2));
+        let whole = rdiff(&f.tensor(&g));
+        // rdiff keeps the tensor's input order (P_f, P_g, A_f, A_g, dB_f, dB_g), as does the lens tensor.
+        let parts = Lens::of(f).tensor(&Lens::of(g)).rev;
+        prop_assert!(same_function(&whole, &parts, s));
+    }
+
+    #[test]
+    fn reparametrisation_precomposes_the_parameters(f in recipe(5, 12, 2), r in recipe(2, 8, 3), s in any::<u64>()) {
+        let (f, r) = (build(&f, 3), build(&r, 0));
+        let fr = f.reparam(&r).unwrap();
+        prop_assert_eq!((fr.n_params(), fr.n_args()), (2, 2));
+        for v in 0..16u64 {
+            let x = bits(v ^ s, 4);
+            let mut direct = r.eval_one(&x[..2]);
+            direct.extend_from_slice(&x[2..]);
+            prop_assert_eq!(fr.eval_one(&x), f.eval_one(&direct));
+        }
+    }
+
+    #[test]
     fn reverse_derivative_is_linear_in_dy(f in recipe(5, 16, 3), x in any::<u8>(), d1 in 0u8..8, d2 in 0u8..8) {
         let r = rdiff(&build(&f, 0));
         let run = |d: u8| {
@@ -173,6 +195,16 @@ fn one_gate_rules_equal_bit_flip_derivatives() {
             }
         }
     }
+}
+
+#[test]
+fn composition_reports_arity_mismatches() {
+    let f: Circuit<Bool> = Circuit::identity(3);
+    let g: Circuit<Bool> = Circuit::identity(2);
+    let e = f.then(&g).unwrap_err();
+    assert_eq!(e.to_string(), "cannot compose 3 outputs into 2 inputs");
+    assert!(f.reparam(&g).is_err());
+    assert!(Lens::of(f).then(&Lens::of(g)).is_err());
 }
 
 /// The formal derivative is not the flip derivative for composites: `x & x` has

@@ -33,7 +33,7 @@ pub struct TrainArgs {
     /// Domain of the model: bool (Boolean circuits). poly and smooth are not in this build yet.
     #[arg(long, default_value = "bool")]
     pub domain: String,
-    /// Optimiser: rda (faithful, per example) or votes (batched, vote counting) [default: rda for table, votes otherwise].
+    /// Optimiser: rda (faithful, per example), votes (batched, vote counting) or parity (batched, Z2 sum; shows why votes are needed) [default: rda for table, votes otherwise].
     #[arg(long)]
     pub optimizer: Option<String>,
     /// Loss: xor (the Boolean loss).
@@ -163,9 +163,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let optimizer = match a.optimizer.as_deref() {
         Some("rda") => Optimizer::Rda,
         Some("votes" | "rda-votes") => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
+        Some("parity" | "rda-parity") => Optimizer::Parity,
         None if spec.body == Body::Table => Optimizer::Rda,
         None => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
-        Some(o) => return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda or votes")).into()),
+        Some(o) => return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda, votes or parity")).into()),
     };
     let optimizer = match (optimizer, a.lr) {
         (Optimizer::Votes(mut v), Some(lr)) => {

@@ -13,7 +13,7 @@ use super::rda::{param_gradient, rda_step};
 use super::spec::Head;
 use crate::circuit::Circuit;
 use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, Program};
+use crate::lanes::{BitMatrix, EvalParams, Program, tail_mask};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,6 +31,9 @@ pub struct VoteParams {
     /// Votes from outputs whose target is 1 are weighted by this (class balance:
     /// `classes - 1` for `groupsum`, where only one group in `C` has target 1).
     pub positive_weight: f64,
+    /// Keep votes come from every example (`true`), not only from those that carry
+    /// error: examples already learned defend the entries they rely on.
+    pub keep_from_all: bool,
 }
 
 impl VoteParams {
@@ -41,7 +44,7 @@ impl VoteParams {
             Head::GroupSum(_) => (n_classes - 1) as f64,
             Head::Binary | Head::OneHot => 1.0,
         };
-        Self { margin: 0.1, accept: 0.3, positive_weight }
+        Self { margin: 0.1, accept: 0.3, positive_weight, keep_from_all: true }
     }
 }
 
@@ -52,6 +55,9 @@ pub enum Optimizer {
     Rda,
     /// Batched RDA with per-parameter vote counting.
     Votes(VoteParams),
+    /// Batched RDA summing the per-example changes in Z2 (parity): the categorical sum,
+    /// kept to show why it fails (votes cancel in pairs); not for real use.
+    Parity,
 }
 
 impl Optimizer {
@@ -61,6 +67,7 @@ impl Optimizer {
         match self {
             Optimizer::Rda => "rda",
             Optimizer::Votes(_) => "rda-votes",
+            Optimizer::Parity => "rda-parity",
         }
     }
 }
@@ -81,7 +88,7 @@ pub enum StopReason {
     EpochLimit,
     /// Every training example is classified correctly.
     Perfect,
-    /// An epoch changed no parameter: further epochs would repeat it.
+    /// An epoch proposed no parameter change: further epochs would repeat it.
     Converged,
 }
 
@@ -195,6 +202,7 @@ impl Trainer {
             Optimizer::Votes(v) => {
                 State::Votes(v, Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
             }
+            Optimizer::Parity => State::Parity(Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit))),
         };
         let mut history = Vec::new();
         let mut stop = StopReason::EpochLimit;
@@ -203,14 +211,28 @@ impl Trainer {
             if self.shuffle {
                 order.shuffle(&mut rng);
             }
-            let flips = match &mut state {
-                State::Faithful(step) => faithful_epoch(step, &mut params, inputs, &targets, &order),
+            // Flips applied, and flips proposed (equal for faithful RDA; the vote
+            // optimiser may decline a proposal at random).
+            let (flips, proposed) = match &mut state {
+                State::Faithful(step) => {
+                    let f = faithful_epoch(step, &mut params, inputs, &targets, &order);
+                    (f, f)
+                }
                 State::Votes(v, fwd, grad) => {
+                    let (mut flips, mut proposed) = (0, 0);
+                    for chunk in order.chunks(self.batch) {
+                        let (f, p) = vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                        flips += f;
+                        proposed += p;
+                    }
+                    (flips, proposed)
+                }
+                State::Parity(fwd, grad) => {
                     let mut flips = 0;
                     for chunk in order.chunks(self.batch) {
-                        flips += vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                        flips += parity_batch(net, fwd, grad, &mut params, inputs, labels, chunk);
                     }
-                    flips
+                    (flips, flips)
                 }
             };
             let train_accuracy = accuracy(&predict(net, &params, inputs), labels);
@@ -221,7 +243,7 @@ impl Trainer {
                 stop = StopReason::Perfect;
                 break;
             }
-            if flips == 0 {
+            if proposed == 0 {
                 stop = StopReason::Converged;
                 break;
             }
@@ -233,6 +255,40 @@ impl Trainer {
 enum State {
     Faithful(Program<Bool>),
     Votes(VoteParams, Program<Bool>, Program<Bool>),
+    Parity(Program<Bool>, Program<Bool>),
+}
+
+/// One batch of parity-aggregated RDA: `p <- p ^ sum_lanes R[f]((p, x), y ^ f(p, x))_P`
+/// with the sum in Z2. Returns the flips.
+fn parity_batch(
+    net: &Network,
+    fwd: &Program<Bool>,
+    grad: &Program<Bool>,
+    params: &mut [bool],
+    inputs: &BitMatrix,
+    labels: &[u32],
+    batch: &[usize],
+) -> u64 {
+    let x = inputs.select_examples(batch);
+    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+    let px = BitMatrix::broadcast(params, x.examples()).vstack(&x);
+    let out = fwd.eval(&px, &EvalParams::default());
+    let target = net.targets(&y);
+    let mut err = BitMatrix::zeros(out.rows(), out.examples());
+    for j in 0..out.rows() {
+        for (w, (o, t)) in out.row(j).iter().zip(target.row(j)).enumerate() {
+            err.row_mut(j)[w] = o ^ t;
+        }
+    }
+    let d = grad.eval(&px.vstack(&err), &EvalParams::default());
+    let mut flips = 0;
+    for (i, p) in params.iter_mut().enumerate() {
+        if d.count_ones(i) % 2 == 1 {
+            *p = !*p;
+            flips += 1;
+        }
+    }
+    flips
 }
 
 /// Predicted classes of `net` with `params` on every example.
@@ -270,7 +326,7 @@ fn faithful_epoch(
     flips
 }
 
-/// One batch of the vote optimiser; returns the number of flips.
+/// One batch of the vote optimiser; returns the flips applied and the flips proposed.
 #[allow(clippy::too_many_arguments)]
 fn vote_batch(
     net: &Network,
@@ -282,7 +338,7 @@ fn vote_batch(
     labels: &[u32],
     batch: &[usize],
     rng: &mut ChaCha8Rng,
-) -> u64 {
+) -> (u64, u64) {
     let x = inputs.select_examples(batch);
     let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
     let p = BitMatrix::broadcast(params, x.examples());
@@ -299,10 +355,12 @@ fn vote_batch(
         for w in 0..out.words() {
             let err = o[w] ^ t[w];
             let a = active[w];
+            let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
+            let k = if v.keep_from_all { valid } else { a };
             dys[0].row_mut(j)[w] = err & t[w] & a;
             dys[1].row_mut(j)[w] = err & !t[w] & a;
-            dys[2].row_mut(j)[w] = !err & t[w] & a;
-            dys[3].row_mut(j)[w] = !err & !t[w] & a;
+            dys[2].row_mut(j)[w] = !err & t[w] & k;
+            dys[3].row_mut(j)[w] = !err & !t[w] & k;
         }
     }
     let counts: Vec<Vec<u64>> = dys
@@ -312,17 +370,20 @@ fn vote_batch(
             (0..d.rows()).map(|r| d.count_ones(r)).collect()
         })
         .collect();
-    let mut flips = 0;
+    let (mut flips, mut proposed) = (0, 0);
     for i in 0..params.len() {
         let pos = counts[0][i] as f64 - counts[2][i] as f64;
         let neg = counts[1][i] as f64 - counts[3][i] as f64;
         let score = v.positive_weight * pos + neg;
-        if score > 0.0 && (v.accept >= 1.0 || rng.random::<f64>() < v.accept) {
-            params[i] = !params[i];
-            flips += 1;
+        if score > 0.0 {
+            proposed += 1;
+            if v.accept >= 1.0 || rng.random::<f64>() < v.accept {
+                params[i] = !params[i];
+                flips += 1;
+            }
         }
     }
-    flips
+    (flips, proposed)
 }
 
 /// Lanes whose example still carries error: misclassified, or (for `groupsum`) within
