@@ -11,3 +11,5 @@ pub mod error;
 pub mod io;
 pub mod lanes;
 pub mod learn;
+pub mod pass;
+pub mod verify;

@@ -8,6 +8,8 @@ use crate::circuit::Circuit;
 use crate::domain::Bool;
 use std::collections::HashMap;
 
+mod sim;
+
 /// A literal: node index times two, plus one if complemented. Node 0 is constant false,
 /// so literal 0 is false and literal 1 is true.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,6 +42,8 @@ pub struct Aig {
     ands: Vec<(Lit, Lit)>,
     outputs: Vec<Lit>,
     hash: HashMap<(Lit, Lit), Lit>,
+    /// Merge structurally equal AND nodes (`true` unless built with [`Aig::unhashed`]).
+    hashing: bool,
 }
 
 impl std::ops::Not for Lit {
@@ -55,7 +59,13 @@ impl Aig {
     /// An AIG with `n_inputs` inputs and no nodes.
     #[must_use]
     pub fn new(n_inputs: usize) -> Self {
-        Self { n_inputs, ..Self::default() }
+        Self { n_inputs, hashing: true, ..Self::default() }
+    }
+
+    /// An AIG that folds constants but never merges structurally equal nodes.
+    #[must_use]
+    pub fn unhashed(n_inputs: usize) -> Self {
+        Self { n_inputs, hashing: false, ..Self::default() }
     }
 
     /// The literal of input `i`.
@@ -88,6 +98,14 @@ impl Aig {
         &self.outputs
     }
 
+    /// Replaces output `j`.
+    ///
+    /// # Panics
+    /// If there is no output `j`.
+    pub fn set_output(&mut self, j: usize, l: Lit) {
+        self.outputs[j] = l;
+    }
+
     /// Appends an output.
     pub fn add_output(&mut self, l: Lit) {
         self.outputs.push(l);
@@ -102,12 +120,16 @@ impl Aig {
         if a == Lit::TRUE || a == b {
             return b;
         }
-        if let Some(&l) = self.hash.get(&(a, b)) {
+        if self.hashing
+            && let Some(&l) = self.hash.get(&(a, b))
+        {
             return l;
         }
         let l = Lit(((self.n_inputs + 1 + self.ands.len()) * 2) as u32);
         self.ands.push((a, b));
-        self.hash.insert((a, b), l);
+        if self.hashing {
+            self.hash.insert((a, b), l);
+        }
         l
     }
 
@@ -219,7 +241,7 @@ impl Aig {
                 }
             }
         }
-        let mut out = Aig::new(self.n_inputs);
+        let mut out = Aig { n_inputs: self.n_inputs, hashing: self.hashing, ..Aig::default() };
         let mut map: Vec<Lit> = (0..base).map(|n| Lit((n * 2) as u32)).collect();
         let tr = |map: &[Lit], l: Lit| Lit(map[l.node()].0 ^ u32::from(l.is_complement()));
         for (i, &(a, b)) in self.ands.iter().enumerate() {

@@ -166,7 +166,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         Some("parity" | "rda-parity") => Optimizer::Parity,
         None if spec.body == Body::Table => Optimizer::Rda,
         None => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
-        Some(o) => return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda, votes or parity")).into()),
+        Some(o) => {
+            return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda, votes or parity")).into());
+        }
     };
     let optimizer = match (optimizer, a.lr) {
         (Optimizer::Votes(mut v), Some(lr)) => {

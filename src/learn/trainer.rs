@@ -202,7 +202,9 @@ impl Trainer {
             Optimizer::Votes(v) => {
                 State::Votes(v, Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
             }
-            Optimizer::Parity => State::Parity(Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit))),
+            Optimizer::Parity => {
+                State::Parity(Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
+            }
         };
         let mut history = Vec::new();
         let mut stop = StopReason::EpochLimit;
@@ -221,7 +223,8 @@ impl Trainer {
                 State::Votes(v, fwd, grad) => {
                     let (mut flips, mut proposed) = (0, 0);
                     for chunk in order.chunks(self.batch) {
-                        let (f, p) = vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                        let (f, p) =
+                            vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
                         flips += f;
                         proposed += p;
                     }

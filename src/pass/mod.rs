@@ -1,0 +1,171 @@
+//! Optimisation passes over AIGs: a [`Pass`] trait, a registry of named passes, and
+//! scripts (`"strash,fraig,balance"`) run with per-pass statistics and, on request, an
+//! equivalence proof after every function-preserving pass.
+//!
+//! | pass | what it does |
+//! |---|---|
+//! | `constprop` | propagate constants and trivial ANDs (`x & 0`, `x & x`, `x & !x`) |
+//! | `sweep` | remove AND nodes no output reaches |
+//! | `strash` | structural hashing: merge AND nodes with the same fan-ins (plus `constprop`, `sweep`) |
+//! | `fraig` | SAT sweeping: merge nodes proven equivalent (or complementary) by SAT, candidates from random simulation |
+//! | `balance` | rebuild AND trees with minimum depth |
+//! | `dc` | don't-care simplification against a care set (the training data): merges nodes equal on every care pattern; **changes the function outside the care set** |
+
+mod balance;
+mod dc;
+mod fraig;
+mod simple;
+
+pub use balance::Balance;
+pub use dc::DontCare;
+pub use fraig::Fraig;
+pub use simple::{ConstProp, Strash, Sweep};
+
+use crate::aig::Aig;
+use crate::lanes::BitMatrix;
+use crate::verify::{CecParams, Verdict, cec};
+use serde::Serialize;
+use std::time::Instant;
+use thiserror::Error;
+
+/// One named transformation of an AIG.
+pub trait Pass: Send + Sync {
+    /// The name used in scripts.
+    fn name(&self) -> &'static str;
+    /// Whether the result computes the same function (everything but `dc`).
+    fn preserves_function(&self) -> bool {
+        true
+    }
+    /// Runs the pass.
+    fn run(&self, aig: &Aig) -> Aig;
+}
+
+/// What a pass did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PassStats {
+    /// Pass name.
+    pub pass: String,
+    /// AND nodes before.
+    pub ands_before: usize,
+    /// AND nodes after.
+    pub ands_after: usize,
+    /// Depth (levels) before.
+    pub levels_before: u32,
+    /// Depth after.
+    pub levels_after: u32,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+    /// How the result was proven equivalent, when checked (`exhaustive`, `sat`), or
+    /// `not applicable` for passes that change the function.
+    pub checked: Option<String>,
+}
+
+/// Inputs some passes need beyond the AIG.
+#[derive(Clone, Debug, Default)]
+pub struct PassContext {
+    /// Care set for `dc`: one row per AIG input, one example per care pattern.
+    pub care: Option<BitMatrix>,
+}
+
+/// A script or pass that cannot run.
+#[derive(Debug, Error)]
+pub enum PassError {
+    /// No pass of that name.
+    #[error("unknown pass '{0}'; available: constprop, sweep, strash, fraig, balance, dc")]
+    Unknown(String),
+    /// `dc` without a care set.
+    #[error("pass 'dc' needs a care set (the training data)")]
+    NoCareSet,
+    /// A pass produced a circuit that is not equivalent to its input (a bug).
+    #[error("pass '{pass}' changed the function: outputs {outputs:?} differ on input {inputs}")]
+    NotEquivalent {
+        /// The pass.
+        pass: String,
+        /// Differing outputs.
+        outputs: Vec<usize>,
+        /// The counterexample as a bit string (input 0 first).
+        inputs: String,
+    },
+    /// The equivalence check itself failed.
+    #[error(transparent)]
+    Cec(#[from] crate::verify::cec::CecError),
+}
+
+/// The registered pass names with one line of help each.
+pub const PASSES: &[(&str, &str)] = &[
+    ("constprop", "propagate constants and trivial ANDs"),
+    ("sweep", "remove AND nodes no output reaches"),
+    ("strash", "structural hashing: merge AND nodes with equal fan-ins"),
+    ("fraig", "SAT sweeping: merge nodes proven equivalent"),
+    ("balance", "rebuild AND trees with minimum depth"),
+    ("dc", "merge nodes equal on the care set (changes the function outside it)"),
+];
+
+/// The pass named `name`.
+///
+/// # Errors
+/// [`PassError::Unknown`], or [`PassError::NoCareSet`] for `dc` without a care set.
+pub fn by_name(name: &str, ctx: &PassContext) -> Result<Box<dyn Pass>, PassError> {
+    Ok(match name {
+        "constprop" => Box::new(ConstProp),
+        "sweep" => Box::new(Sweep),
+        "strash" => Box::new(Strash),
+        "fraig" => Box::new(Fraig::default()),
+        "balance" => Box::new(Balance),
+        "dc" => Box::new(DontCare { care: ctx.care.clone().ok_or(PassError::NoCareSet)? }),
+        other => return Err(PassError::Unknown(other.to_string())),
+    })
+}
+
+/// Parses a comma-separated script of pass names.
+///
+/// # Errors
+/// As [`by_name`], for the first bad name.
+pub fn parse_script(script: &str, ctx: &PassContext) -> Result<Vec<Box<dyn Pass>>, PassError> {
+    script.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|n| by_name(n, ctx)).collect()
+}
+
+/// Runs `passes` in order. With `check`, every function-preserving pass is proven
+/// equivalent to its input ([`cec`]); a failed proof is an error.
+///
+/// # Errors
+/// [`PassError::NotEquivalent`] if a checked pass changed the function.
+pub fn run_script(
+    aig: &Aig,
+    passes: &[Box<dyn Pass>],
+    check: bool,
+) -> Result<(Aig, Vec<PassStats>), PassError> {
+    let mut cur = aig.clone();
+    let mut stats = Vec::with_capacity(passes.len());
+    for p in passes {
+        let t0 = Instant::now();
+        let next = p.run(&cur);
+        let seconds = t0.elapsed().as_secs_f64();
+        let checked = if !check {
+            None
+        } else if !p.preserves_function() {
+            Some("not applicable".to_string())
+        } else {
+            let r = cec(&cur, &next, &CecParams::default())?;
+            if let Verdict::NotEquivalent { inputs, outputs } = r.verdict {
+                let inputs = inputs.iter().map(|&b| if b { '1' } else { '0' }).collect();
+                return Err(PassError::NotEquivalent { pass: p.name().into(), outputs, inputs });
+            }
+            Some(format!("{:?}", r.method).to_lowercase())
+        };
+        stats.push(PassStats {
+            pass: p.name().into(),
+            ands_before: cur.n_ands(),
+            ands_after: next.n_ands(),
+            levels_before: cur.depth(),
+            levels_after: next.depth(),
+            seconds,
+            checked,
+        });
+        cur = next;
+    }
+    Ok((cur, stats))
+}
+
+#[cfg(test)]
+mod tests;

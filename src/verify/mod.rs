@@ -1,0 +1,7 @@
+//! Verification: combinational equivalence checking (exhaustive simulation or a SAT
+//! miter via rustsat) and the CNF encoding it shares with SAT sweeping.
+
+pub mod cec;
+pub mod cnf;
+
+pub use cec::{CecMethod, CecParams, CecReport, Verdict, cec};
