@@ -81,6 +81,23 @@ impl Aig {
         self.outputs().iter().map(|l| lv[l.node()]).max().unwrap_or(0)
     }
 
+    /// Copies the AIG into `target` with its inputs driven by `inputs`; returns the
+    /// literals of its outputs there (outputs are not added to `target`).
+    ///
+    /// # Panics
+    /// If `inputs` does not have one literal per input.
+    pub fn append_into(&self, target: &mut Aig, inputs: &[Lit]) -> Vec<Lit> {
+        assert_eq!(inputs.len(), self.n_inputs(), "one literal per input");
+        let mut map: Vec<Lit> = vec![Lit::FALSE];
+        map.extend_from_slice(inputs);
+        let tr = |map: &[Lit], l: Lit| Lit(map[l.node()].0 ^ u32::from(l.is_complement()));
+        for &(a, b) in self.ands() {
+            let l = target.and(tr(&map, a), tr(&map, b));
+            map.push(l);
+        }
+        self.outputs().iter().map(|&l| tr(&map, l)).collect()
+    }
+
     /// Rebuilds the AIG node by node into `target` (which decides hashing), mapping each
     /// AND node through `subst` first: `subst(i, rebuilt)` may return a replacement
     /// literal (already in `target`) for AND node `i` instead of rebuilding it.

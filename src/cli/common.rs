@@ -22,6 +22,10 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<ModelError>()
             || c.is::<SpecError>()
             || c.is::<UsageError>()
+            || matches!(
+                c.downcast_ref::<crate::pass::PassError>(),
+                Some(crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)
+            )
     });
     if bad_input { 2 } else { 1 }
 }

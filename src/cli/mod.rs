@@ -21,7 +21,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Train a model (with no arguments: a small LUT network on the embedded Iris data).
-    Train(train::TrainArgs),
+    Train(Box<train::TrainArgs>),
     /// Evaluate a saved model on a data set.
     Eval(eval::EvalArgs),
     /// Reproduce a published experiment.

@@ -9,6 +9,7 @@ use crate::io::{ModelFile, write_atomic};
 use crate::learn::head::accuracy;
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use crate::pass;
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -57,6 +58,12 @@ pub struct TrainArgs {
     /// Worker threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Pass script run on the trained circuit's AIG before counting AND nodes.
+    #[arg(long, default_value = "strash,fraig")]
+    pub passes: String,
+    /// Prove every pass equivalent at run time (exhaustive simulation or SAT).
+    #[arg(long)]
+    pub check: bool,
     /// Output directory [default: runs/<data name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -98,9 +105,11 @@ pub struct Metrics {
     pub test_accuracy: f64,
     /// Gates of the model circuit (LUTs count one each).
     pub gates: usize,
-    /// AND nodes of the trained circuit as a structurally hashed AIG, parameters folded
-    /// (the head's popcount/argmax is not included).
+    /// AND nodes of the trained circuit as an AIG, parameters folded, after the pass
+    /// script (the head's popcount/argmax is not included).
     pub and_nodes: usize,
+    /// The pass script and what each pass did.
+    pub passes: Vec<crate::pass::PassStats>,
     /// Trainable parameters.
     pub params: usize,
     /// Wall-clock seconds of training.
@@ -167,7 +176,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         None if spec.body == Body::Table => Optimizer::Rda,
         None => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
         Some(o) => {
-            return Err(UsageError(format!("unknown --optimizer '{o}'; expected rda, votes or parity")).into());
+            return Err(
+                UsageError(format!("unknown --optimizer '{o}'; expected rda, votes or parity")).into()
+            );
         }
     };
     let optimizer = match (optimizer, a.lr) {
@@ -188,7 +199,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
-    let aig = Aig::from_circuit(&net.circuit, Some(&report.params));
+    let script = pass::parse_script(&a.passes, &pass::PassContext::default())?;
+    let (aig, pass_stats) =
+        pass::run_script(&Aig::from_circuit(&net.circuit, Some(&report.params)), &script, a.check)?;
     let metrics = Metrics {
         dataset: train.name.clone(),
         domain: "bool".into(),
@@ -206,6 +219,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         test_accuracy,
         gates: net.circuit.n_gates(),
         and_nodes: aig.n_ands(),
+        passes: pass_stats,
         params: net.n_params(),
         seconds,
         threads: rayon::current_num_threads(),

@@ -9,6 +9,7 @@
 use super::cnf::{VarPool, clause, encode, lit};
 use crate::aig::Aig;
 use crate::lanes::{BitMatrix, LANES};
+use crate::pass::{Fraig, Pass};
 use rustsat::solvers::{Solve, SolverResult};
 use rustsat::types::TernaryVal;
 use serde::Serialize;
@@ -153,25 +154,35 @@ fn counterexample(a: &Aig, b: &Aig, inputs: Vec<bool>) -> Verdict {
     Verdict::NotEquivalent { inputs, outputs }
 }
 
+/// The miter of `a` and `b`: one structurally hashed AIG over shared inputs whose
+/// outputs are the XORs of corresponding outputs, SAT-swept so that equal internal
+/// nodes merge (the same recipe as ABC's `cec`: most proofs end here with every output
+/// folded to constant 0).
+fn miter(a: &Aig, b: &Aig) -> Aig {
+    let mut m = Aig::new(a.n_inputs());
+    let inputs: Vec<_> = (0..a.n_inputs()).map(|i| m.input(i)).collect();
+    let oa = a.append_into(&mut m, &inputs);
+    let ob = b.append_into(&mut m, &inputs);
+    for (x, y) in oa.into_iter().zip(ob) {
+        let d = m.xor(x, y);
+        m.add_output(d);
+    }
+    Fraig::default().run(&m.swept())
+}
+
 fn sat(a: &Aig, b: &Aig) -> Result<Verdict, CecError> {
     let err = |e: anyhow::Error| CecError::Solver(e.to_string());
+    let m = miter(a, b);
+    if m.outputs().iter().all(|&l| l == crate::aig::Lit::FALSE) {
+        return Ok(Verdict::Equivalent);
+    }
     let mut solver = rustsat_batsat::BasicSolver::default();
     let mut pool = VarPool::default();
     let zero = pool.fresh();
     solver.add_clause(clause(&[zero.neg_lit()])).map_err(err)?;
     let inputs: Vec<_> = (0..a.n_inputs()).map(|_| pool.fresh()).collect();
-    let na = encode(a, zero, &inputs, &mut pool, &mut solver).map_err(err)?;
-    let nb = encode(b, zero, &inputs, &mut pool, &mut solver).map_err(err)?;
-    let mut any = Vec::new();
-    for (&oa, &ob) in a.outputs().iter().zip(b.outputs()) {
-        let (x, y) = (lit(&na, oa), lit(&nb, ob));
-        let d = pool.fresh().pos_lit();
-        // d <-> x ^ y
-        for c in [[!d, x, y], [!d, !x, !y], [d, !x, y], [d, x, !y]] {
-            solver.add_clause(clause(&c)).map_err(err)?;
-        }
-        any.push(d);
-    }
+    let nm = encode(&m, zero, &inputs, &mut pool, &mut solver).map_err(err)?;
+    let any: Vec<_> = m.outputs().iter().map(|&o| lit(&nm, o)).collect();
     solver.add_clause(clause(&any)).map_err(err)?;
     match solver.solve().map_err(err)? {
         SolverResult::Unsat => Ok(Verdict::Equivalent),
