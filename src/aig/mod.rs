@@ -6,6 +6,7 @@
 
 use crate::circuit::Circuit;
 use crate::domain::Bool;
+use crate::pass::exact::{ExactSynthesis, TruthTable};
 use std::collections::HashMap;
 
 mod sim;
@@ -44,6 +45,16 @@ pub struct Aig {
     hash: HashMap<(Lit, Lit), Lit>,
     /// Merge structurally equal AND nodes (`true` unless built with [`Aig::unhashed`]).
     hashing: bool,
+}
+
+/// Options of [`Aig::from_circuit_with`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct LowerParams {
+    /// Build constant-table LUT cofactors of at most this many inputs by exact synthesis
+    /// (0 = never; 3 is cheap, 4 can take minutes over a model's many distinct functions).
+    pub exact_inputs: usize,
+    /// Exact synthesis gives up (falls back to Shannon) beyond this many AND nodes.
+    pub exact_max_nodes: usize,
 }
 
 impl std::ops::Not for Lit {
@@ -160,13 +171,33 @@ impl Aig {
 
     /// A LUT by Shannon expansion on its address bits, most significant first.
     pub fn lut(&mut self, table: &[Lit], addr: &[Lit]) -> Lit {
+        self.lut_exact(table, addr, None)
+    }
+
+    /// A LUT by Shannon expansion, except that constant-table cofactors of at most
+    /// `exact.0` inputs are built as minimum AIGs by exact synthesis.
+    pub fn lut_exact(
+        &mut self,
+        table: &[Lit],
+        addr: &[Lit],
+        mut exact: Option<(usize, &mut ExactSynthesis)>,
+    ) -> Lit {
         if table.iter().all(|&t| t == table[0]) {
             return table[0];
         }
+        if let Some((k, ex)) = exact.as_mut()
+            && addr.len() <= *k
+            && table.iter().all(|&t| t == Lit::TRUE || t == Lit::FALSE)
+        {
+            let bits = table.iter().enumerate().fold(0u64, |a, (i, &t)| a | u64::from(t == Lit::TRUE) << i);
+            if let Some(small) = ex.synthesize(TruthTable { n: addr.len(), bits }) {
+                return small.append_into(self, addr)[0];
+            }
+        }
         let Some((&top, rest)) = addr.split_last() else { return table[0] };
         let half = table.len() / 2;
-        let lo = self.lut(&table[..half], rest);
-        let hi = self.lut(&table[half..], rest);
+        let lo = self.lut_exact(&table[..half], rest, exact.as_mut().map(|(k, e)| (*k, &mut **e)));
+        let hi = self.lut_exact(&table[half..], rest, exact.as_mut().map(|(k, e)| (*k, &mut **e)));
         self.mux(top, lo, hi)
     }
 
@@ -178,6 +209,16 @@ impl Aig {
     /// If `params` is given with the wrong length.
     #[must_use]
     pub fn from_circuit(c: &Circuit<Bool>, params: Option<&[bool]>) -> Self {
+        Self::from_circuit_with(c, params, &LowerParams::default())
+    }
+
+    /// [`from_circuit`](Self::from_circuit) with options.
+    ///
+    /// # Panics
+    /// If `params` is given with the wrong length.
+    #[must_use]
+    pub fn from_circuit_with(c: &Circuit<Bool>, params: Option<&[bool]>, opts: &LowerParams) -> Self {
+        let mut exact = ExactSynthesis::new(opts.exact_max_nodes);
         let (mut aig, mut lits) = match params {
             Some(p) => {
                 assert_eq!(p.len(), c.n_params(), "one value per parameter");
@@ -211,7 +252,8 @@ impl Aig {
                 Bool::Mux => aig.mux(buf[0], buf[1], buf[2]),
                 Bool::Lut(k) => {
                     let n = 1usize << k;
-                    aig.lut(&buf[..n], &buf[n..])
+                    let ex = (opts.exact_inputs > 0).then_some((opts.exact_inputs, &mut exact));
+                    aig.lut_exact(&buf[..n], &buf[n..], ex)
                 }
             };
             lits.push(l);
@@ -305,6 +347,20 @@ mod tests {
             assert_eq!(folded.eval_one(&x), circ.eval_one(&full));
         }
         assert!(folded.n_ands() < aig.n_ands());
+    }
+
+    #[test]
+    fn exact_lowering_is_equivalent_and_no_larger() {
+        use crate::learn::{ModelSpec, Network};
+        use crate::verify::{CecParams, Verdict, cec};
+        let spec: ModelSpec = "lut:4:12x2,groupsum:2".parse().unwrap();
+        let net = Network::build(spec, 10, 2, 3).unwrap();
+        let params: Vec<bool> = (0..net.n_params()).map(|i| (i * 7 + i / 5) % 3 == 0).collect();
+        let plain = Aig::from_circuit(&net.circuit, Some(&params));
+        let opts = LowerParams { exact_inputs: 3, exact_max_nodes: 10 };
+        let exact = Aig::from_circuit_with(&net.circuit, Some(&params), &opts);
+        assert_eq!(cec(&plain, &exact, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+        assert!(exact.n_ands() <= plain.n_ands(), "{} > {}", exact.n_ands(), plain.n_ands());
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! with RDA, write `model.json` and `metrics.json`.
 
 use super::common::{UsageError, progress, set_threads};
-use crate::aig::Aig;
+use crate::aig::{Aig, LowerParams};
 use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::model_file::params_to_hex;
 use crate::io::{ModelFile, write_atomic};
@@ -61,6 +61,11 @@ pub struct TrainArgs {
     /// Pass script run on the trained circuit's AIG before counting AND nodes.
     #[arg(long, default_value = "strash,fraig")]
     pub passes: String,
+    /// Build trained LUT cofactors of at most this many inputs as minimum AIGs (exact
+    /// synthesis by SAT) when lowering; 0 = plain Shannon expansion. 3 is cheap (256
+    /// functions, cached); 4 can take minutes on a new model.
+    #[arg(long, default_value_t = 3)]
+    pub exact_inputs: usize,
     /// Prove every pass equivalent at run time (exhaustive simulation or SAT).
     #[arg(long)]
     pub check: bool,
@@ -199,9 +204,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
+    let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
+    let lowered = Aig::from_circuit_with(&net.circuit, Some(&report.params), &lower);
     let script = pass::parse_script(&a.passes, &pass::PassContext::default())?;
-    let (aig, pass_stats) =
-        pass::run_script(&Aig::from_circuit(&net.circuit, Some(&report.params)), &script, a.check)?;
+    let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
     let metrics = Metrics {
         dataset: train.name.clone(),
         domain: "bool".into(),

@@ -13,6 +13,7 @@
 
 mod balance;
 mod dc;
+pub mod exact;
 mod fraig;
 mod simple;
 
