@@ -5,7 +5,7 @@
 use circuitlearn::cat::rdiff;
 use circuitlearn::circuit::{Circuit, CircuitBuilder, WireId};
 use circuitlearn::domain::Bool;
-use circuitlearn::lanes::{BitMatrix, EvalParams, Program, eval_lanes};
+use circuitlearn::lanes::{BitMatrix, EvalParams, Program, ReverseProgram, eval_lanes};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -54,7 +54,9 @@ fn bench(c: &mut Criterion) {
         Program::new(&r).n_slots()
     );
     let x = random_inputs(INPUTS, 2);
-    let xdy = x.vstack(&random_inputs(OUTPUTS, 3));
+    let dy = random_inputs(OUTPUTS, 3);
+    let xdy = x.vstack(&dy);
+    let fused = ReverseProgram::new(&f);
     let mut g = c.benchmark_group("eval_10k_gates_64k_examples");
     g.throughput(Throughput::Elements((GATES * EXAMPLES) as u64));
     g.sample_size(10);
@@ -62,6 +64,7 @@ fn bench(c: &mut Criterion) {
     g.bench_function("forward_1core", |b| b.iter(|| eval_lanes(&f, &x, &one)));
     g.bench_function("forward_all_cores", |b| b.iter(|| eval_lanes(&f, &x, &EvalParams::default())));
     g.bench_function("reverse_1core", |b| b.iter(|| eval_lanes(&r, &xdy, &one)));
+    g.bench_function("reverse_fused_1core", |b| b.iter(|| fused.eval(&x, &dy, &one)));
     g.finish();
 }
 

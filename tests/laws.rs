@@ -5,7 +5,7 @@
 use circuitlearn::cat::{Lens, rdiff};
 use circuitlearn::circuit::{Circuit, CircuitBuilder, Signature, WireId};
 use circuitlearn::domain::Bool;
-use circuitlearn::lanes::{BitMatrix, EvalParams, eval_lanes};
+use circuitlearn::lanes::{BitMatrix, EvalParams, ReverseProgram, eval_lanes};
 use proptest::prelude::*;
 
 /// A recipe for a random circuit: gate choices and fan-in picks as raw numbers.
@@ -155,6 +155,35 @@ proptest! {
             prop_assert_eq!(out.example(e), c.eval_one(ex));
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// The fused reverse kernel computes exactly the generic `R[f]` circuit's outputs.
+    #[test]
+    fn fused_reverse_agrees_with_the_generic_reverse_circuit(f in recipe(7, 40, 3), seed in any::<u64>(), n in 1usize..200, tw in 0usize..3) {
+        let c = build(&f, 2);
+        let r = rdiff(&c);
+        let examples: Vec<Vec<bool>> = (0..n)
+            .map(|e| bits(seed.wrapping_add(e as u64).wrapping_mul(0x2545_f491_4f6c_dd1d) >> 5, 10))
+            .collect();
+        let all = BitMatrix::from_examples(10, &examples);
+        let x = all.select_examples(&(0..n).collect::<Vec<_>>());
+        let (inputs, dy) = (row_range(&x, 0, 7), row_range(&x, 7, 10));
+        let p = EvalParams { tile_words: tw, parallel: tw != 1 };
+        let generic = eval_lanes(&r, &inputs.vstack(&dy), &p);
+        let fused = ReverseProgram::new(&c).eval(&inputs, &dy, &p);
+        prop_assert_eq!(fused, generic);
+    }
+}
+
+fn row_range(m: &BitMatrix, r0: usize, r1: usize) -> BitMatrix {
+    let mut out = BitMatrix::zeros(r1 - r0, m.examples());
+    for r in r0..r1 {
+        out.row_mut(r - r0).copy_from_slice(m.row(r));
+    }
+    out
 }
 
 /// Every gate's reverse rule equals its bit-flip derivative: `dx_i = dy & (g(x) ^ g(x ^ e_i))`.

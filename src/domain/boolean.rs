@@ -10,7 +10,7 @@
 
 use crate::cat::ReverseRules;
 use crate::circuit::{CircuitBuilder, Semantics, Signature, WireId};
-use crate::lanes::WordKernel;
+use crate::lanes::{WordKernel, WordReverse};
 use serde::{Deserialize, Serialize};
 
 /// Largest LUT input count supported.
@@ -164,6 +164,98 @@ fn lut_words<'a>(
         }
     }
     out.copy_from_slice(&scratch[..tw]);
+}
+
+impl WordReverse for Bool {
+    #[inline(always)]
+    fn reverse_words<'a>(
+        &self,
+        row: &impl Fn(usize) -> &'a [u64],
+        adj: &mut impl FnMut(usize) -> &'a mut [u64],
+        y: &[u64],
+        dy: &[u64],
+        tw: usize,
+        scratch: &mut Vec<u64>,
+    ) {
+        // `acc(i, f)`: adjoint of fan-in i ^= f(word index).
+        let mut acc = |i: usize, f: &dyn Fn(usize) -> u64| {
+            let a = adj(i);
+            for (w, x) in a.iter_mut().enumerate() {
+                *x ^= f(w);
+            }
+        };
+        match *self {
+            Bool::Const(_) => {}
+            Bool::Xor => {
+                acc(0, &|w| dy[w]);
+                acc(1, &|w| dy[w]);
+            }
+            Bool::Not => acc(0, &|w| dy[w]),
+            Bool::And => {
+                let (a, b) = (row(0), row(1));
+                acc(0, &|w| dy[w] & b[w]);
+                acc(1, &|w| dy[w] & a[w]);
+            }
+            Bool::Or => {
+                let (a, b) = (row(0), row(1));
+                acc(0, &|w| dy[w] & !b[w]);
+                acc(1, &|w| dy[w] & !a[w]);
+            }
+            Bool::Mux => {
+                let (s, a, c) = (row(0), row(1), row(2));
+                acc(0, &|w| dy[w] & (a[w] ^ c[w]));
+                acc(1, &|w| dy[w] & !s[w]);
+                acc(2, &|w| dy[w] & s[w]);
+            }
+            Bool::Lut(k) => lut_reverse_words(k, row, adj, y, dy, tw, scratch),
+        }
+    }
+}
+
+/// `R[lut]` on lane words: table entry `s` gets `dy & [x = s]` (a decoder rooted at
+/// `dy`), address bit `i` gets `dy & (y ^ lut(table permuted by s -> s ^ e_i, x))`.
+#[inline(always)]
+fn lut_reverse_words<'a>(
+    k: u8,
+    row: &impl Fn(usize) -> &'a [u64],
+    adj: &mut impl FnMut(usize) -> &'a mut [u64],
+    y: &[u64],
+    dy: &[u64],
+    tw: usize,
+    scratch: &mut Vec<u64>,
+) {
+    let n = 1usize << k;
+    // Decoder: after splitting on address bits k-1..i, entry j holds dy & [x_{k-1..i} = j].
+    let mut dec = vec![0u64; n * tw];
+    dec[..tw].copy_from_slice(dy);
+    let mut len = 1;
+    for bit in (0..k as usize).rev() {
+        let x = row(n + bit);
+        for j in (0..len).rev() {
+            for w in 0..tw {
+                let m = dec[j * tw + w];
+                let hi = m & x[w];
+                dec[2 * j * tw + w] = m ^ hi;
+                dec[(2 * j + 1) * tw + w] = hi;
+            }
+        }
+        len *= 2;
+    }
+    for s in 0..n {
+        let a = adj(s);
+        for (x, d) in a.iter_mut().zip(&dec[s * tw..(s + 1) * tw]) {
+            *x ^= d;
+        }
+    }
+    let mut flipped = vec![0u64; tw];
+    for i in 0..k as usize {
+        let flip_row = |j: usize| if j < n { row(j ^ (1 << i)) } else { row(j) };
+        lut_words(k, &flip_row, tw, &mut flipped, scratch);
+        let a = adj(n + i);
+        for w in 0..tw {
+            a[w] ^= dy[w] & (y[w] ^ flipped[w]);
+        }
+    }
 }
 
 /// Gate-building shorthands for Boolean circuits.
