@@ -177,38 +177,42 @@ impl WordReverse for Bool {
         tw: usize,
         scratch: &mut Vec<u64>,
     ) {
-        // `acc(i, f)`: adjoint of fan-in i ^= f(word index).
-        let mut acc = |i: usize, f: &dyn Fn(usize) -> u64| {
-            let a = adj(i);
-            for (w, x) in a.iter_mut().enumerate() {
-                *x ^= f(w);
-            }
-        };
         match *self {
             Bool::Const(_) => {}
             Bool::Xor => {
-                acc(0, &|w| dy[w]);
-                acc(1, &|w| dy[w]);
+                acc2(adj(0), dy, dy, |d, _| d);
+                acc2(adj(1), dy, dy, |d, _| d);
             }
-            Bool::Not => acc(0, &|w| dy[w]),
+            Bool::Not => acc2(adj(0), dy, dy, |d, _| d),
             Bool::And => {
                 let (a, b) = (row(0), row(1));
-                acc(0, &|w| dy[w] & b[w]);
-                acc(1, &|w| dy[w] & a[w]);
+                acc2(adj(0), dy, b, |d, x| d & x);
+                acc2(adj(1), dy, a, |d, x| d & x);
             }
             Bool::Or => {
                 let (a, b) = (row(0), row(1));
-                acc(0, &|w| dy[w] & !b[w]);
-                acc(1, &|w| dy[w] & !a[w]);
+                acc2(adj(0), dy, b, |d, x| d & !x);
+                acc2(adj(1), dy, a, |d, x| d & !x);
             }
             Bool::Mux => {
                 let (s, a, c) = (row(0), row(1), row(2));
-                acc(0, &|w| dy[w] & (a[w] ^ c[w]));
-                acc(1, &|w| dy[w] & !s[w]);
-                acc(2, &|w| dy[w] & s[w]);
+                let t = adj(0);
+                for w in 0..tw {
+                    t[w] ^= dy[w] & (a[w] ^ c[w]);
+                }
+                acc2(adj(1), dy, s, |d, x| d & !x);
+                acc2(adj(2), dy, s, |d, x| d & x);
             }
             Bool::Lut(k) => lut_reverse_words(k, row, adj, y, dy, tw, scratch),
         }
+    }
+}
+
+/// `acc[w] ^= f(dy[w], x[w])` for every word.
+#[inline(always)]
+fn acc2(acc: &mut [u64], dy: &[u64], x: &[u64], f: impl Fn(u64, u64) -> u64) {
+    for ((a, &d), &v) in acc.iter_mut().zip(dy).zip(x) {
+        *a ^= f(d, v);
     }
 }
 
