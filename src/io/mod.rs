@@ -1,8 +1,15 @@
-//! Files in and out: atomic writes, model files, DOT.
+//! Files in and out: atomic writes, model files, netlist writers (Verilog, BLIF, AIGER,
+//! DOT) and readers (BLIF, AIGER), testbenches.
 
+pub mod aiger;
 pub mod atomic;
+pub mod blif;
+pub mod cover;
 pub mod dot;
 pub mod model_file;
+pub mod netlist;
+pub mod verilog;
 
 pub use atomic::write_atomic;
 pub use model_file::{ModelFile, ModelFileError};
+pub use netlist::{Netlist, PortNames};
