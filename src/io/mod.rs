@@ -2,8 +2,10 @@
 //! DOT) and readers (BLIF, AIGER), testbenches.
 
 pub mod aiger;
+pub mod aiger_reader;
 pub mod atomic;
 pub mod blif;
+pub mod blif_reader;
 pub mod cover;
 pub mod dot;
 pub mod model_file;
