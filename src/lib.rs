@@ -11,3 +11,4 @@ pub mod error;
 pub mod io;
 pub mod lanes;
 pub mod learn;
+pub mod tools;
