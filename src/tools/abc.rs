@@ -26,7 +26,8 @@ pub enum Matching {
 }
 
 /// Runs `cec a b` in `dir` (both files named relative to it; ABC picks the reader from
-/// the extension: `.blif`, `.aig`, `.aag`), logging to `log`.
+/// the extension: `.blif`, `.aig`; its generic reader does not open `.aag`), logging to
+/// `log`.
 ///
 /// # Errors
 /// [`ToolError`] if ABC is missing, fails, or prints neither verdict (for example when a
