@@ -11,7 +11,11 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().expect("binary runs")
+    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("binary runs")
 }
 
 fn stderr(o: &Output) -> String {
@@ -58,10 +62,20 @@ fn export_writes_every_format() -> Result<(), Box<dyn std::error::Error>> {
         assert!(std::fs::read(d.path().join(file))?.starts_with(head), "{file}");
     }
     let o = circuitlearn(
-        &["export", "--model", "runs/iris/model.json", "--format", "verilog", "-o", "p.v", "--lut-style", "expr"]
-            .into_iter()
-            .chain(["--pipeline", "2", "--testbench", "tb", "--vectors", "64", "--name", "net"])
-            .collect::<Vec<_>>(),
+        &[
+            "export",
+            "--model",
+            "runs/iris/model.json",
+            "--format",
+            "verilog",
+            "-o",
+            "p.v",
+            "--lut-style",
+            "expr",
+        ]
+        .into_iter()
+        .chain(["--pipeline", "2", "--testbench", "tb", "--vectors", "64", "--name", "net"])
+        .collect::<Vec<_>>(),
         d.path(),
     );
     assert!(o.status.success(), "{}", stderr(&o));
@@ -69,7 +83,10 @@ fn export_writes_every_format() -> Result<(), Box<dyn std::error::Error>> {
     assert!(v.contains("module net (\n  input wire clk,") && !v.contains("localparam"), "{v}");
     assert_eq!(std::fs::read_to_string(d.path().join("tb/net.mem"))?.lines().count(), 64);
     // Verilog-only options with another format, an unknown extension: usage errors.
-    let o = circuitlearn(&["export", "--model", "runs/iris/model.json", "-o", "m.blif", "--pipeline", "1"], d.path());
+    let o = circuitlearn(
+        &["export", "--model", "runs/iris/model.json", "-o", "m.blif", "--pipeline", "1"],
+        d.path(),
+    );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     let o = circuitlearn(&["export", "--model", "runs/iris/model.json", "-o", "m.txt"], d.path());
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
@@ -130,9 +147,21 @@ fn refused(content: &[u8], file: &str, want: &str) -> Result<(), Box<dyn std::er
 
 #[test]
 fn hostile_and_unsupported_input_is_refused_with_one_line() -> Result<(), Box<dyn std::error::Error>> {
-    refused(b"aig 1099511627776 1099511627776 0 0 0\n", "huge.aig", "huge.aig:1: header claims M = 1099511627776")?;
-    refused(b"aig 100 0 0 0 100\n\x02\x01", "short.aig", "short.aig:1: header promises 100 entries but only 2 bytes")?;
-    refused(b"aag 2 1 1 1 0\n2\n4 2\n4\n", "latch.aag", "latch.aag:1: sequential circuits are not supported")?;
+    refused(
+        b"aig 1099511627776 1099511627776 0 0 0\n",
+        "huge.aig",
+        "huge.aig:1: header claims M = 1099511627776",
+    )?;
+    refused(
+        b"aig 100 0 0 0 100\n\x02\x01",
+        "short.aig",
+        "short.aig:1: header promises 100 entries but only 2 bytes",
+    )?;
+    refused(
+        b"aag 2 1 1 1 0\n2\n4 2\n4\n",
+        "latch.aag",
+        "latch.aag:1: sequential circuits are not supported",
+    )?;
     refused(
         b".model m\n.inputs a\n.outputs q\n.latch d q 0\n.names a q d\n11 1\n.end\n",
         "latch.blif",
@@ -143,7 +172,11 @@ fn hostile_and_unsupported_input_is_refused_with_one_line() -> Result<(), Box<dy
         "loop.blif",
         "loop.blif:4: combinational loop through y -> z -> y",
     )?;
-    refused(b".model m\n.inputs a\n.outputs y\n.names a y\n1x 1\n", "bad.blif", "bad.blif:5: input plane '1x'")?;
+    refused(
+        b".model m\n.inputs a\n.outputs y\n.names a y\n1x 1\n",
+        "bad.blif",
+        "bad.blif:5: input plane '1x'",
+    )?;
     refused(b"module m; endmodule\n", "m.v", "expected a .blif, .aig or .aag file")?;
     Ok(())
 }

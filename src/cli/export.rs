@@ -5,18 +5,19 @@
 use super::common::UsageError;
 use crate::circuit::Circuit;
 use crate::domain::{Bool, bind_params};
-use crate::io::aiger::{AigerFormat, netlist_to_aiger};
+use crate::io::aiger::{AigerFormat, write_netlist_aiger};
 use crate::io::aiger_reader::read_aiger_netlist;
-use crate::io::blif::{BlifParams, to_blif};
+use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
 use crate::io::testbench::{TestbenchError, random_inputs, write_testbench};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
-use crate::io::{ModelFile, Netlist, write_atomic};
+use crate::io::{ModelFile, Netlist, write_atomic_with};
 use crate::lanes::BitMatrix;
 use crate::tools::{IcarusOutcome, Tool, run_icarus};
 use anyhow::Context;
 use clap::{ArgGroup, Args, ValueEnum};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Arguments of `export`.
@@ -105,8 +106,7 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         lut_style: a.lut_style.map(LutStyle::from).unwrap_or_default(),
         pipeline: a.pipeline.unwrap_or(0),
     };
-    let bytes = render(&net, format, &vp);
-    write_atomic(&a.output, &bytes).with_context(|| format!("writing {}", a.output.display()))?;
+    export_to(&a.output, &net, format, &vp)?;
     println!(
         "wrote {} ({} gates, {} inputs, {} outputs)",
         a.output.display(),
@@ -179,21 +179,32 @@ pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) ->
     Ok(net)
 }
 
-/// The netlist in `format`.
-#[must_use]
-pub fn render(net: &Netlist, format: Format, verilog: &VerilogParams) -> Vec<u8> {
+/// Writes the netlist in `format`.
+///
+/// # Errors
+/// Any error of the underlying writer.
+pub fn write_format(
+    net: &Netlist,
+    format: Format,
+    verilog: &VerilogParams,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
     match format {
-        Format::Verilog => {
-            let mut out = Vec::new();
-            // Writing to a Vec cannot fail.
-            let _ = write_verilog(net, verilog, &mut out);
-            out
-        }
-        Format::Blif => to_blif(net, &BlifParams::default()).into_bytes(),
-        Format::Aiger => netlist_to_aiger(net, AigerFormat::Binary),
-        Format::Aag => netlist_to_aiger(net, AigerFormat::Ascii),
-        Format::Dot => to_dot(net.circuit(), &net.names().model).into_bytes(),
+        Format::Verilog => write_verilog(net, verilog, w),
+        Format::Blif => write_blif(net, &BlifParams::default(), w),
+        Format::Aiger => write_netlist_aiger(net, AigerFormat::Binary, w),
+        Format::Aag => write_netlist_aiger(net, AigerFormat::Ascii, w),
+        Format::Dot => w.write_all(to_dot(net.circuit(), &net.names().model).as_bytes()),
     }
+}
+
+/// Streams the netlist in `format` into `path` (atomically).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn export_to(path: &Path, net: &Netlist, format: Format, verilog: &VerilogParams) -> anyhow::Result<()> {
+    write_atomic_with(path, |w| write_format(net, format, verilog, w))
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// [`write_testbench`] with "nothing to check" reported as bad input.
@@ -254,8 +265,7 @@ pub fn export_trained(
     let net = Netlist::indexed(&module_name(name), bind_params(circuit, params)?);
     let module = module_name(name);
     let verilog = verilog_dir.join(format!("{module}.v"));
-    let text = render(&net, Format::Verilog, &VerilogParams::default());
-    write_atomic(&verilog, &text).with_context(|| format!("writing {}", verilog.display()))?;
+    export_to(&verilog, &net, Format::Verilog, &VerilogParams::default())?;
     let files = write_bench(bench_dir, &net, vectors, 0)?;
     let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
         (Ok(_), Ok(_)) => match run_icarus(bench_dir, &files.bench, &verilog, &files.module) {

@@ -3,7 +3,7 @@
 //! simulator, Yosys LUT counts, ABC equivalence of the BLIF and AIGER exports.
 
 use super::common::set_threads;
-use super::export::{Format, LutStyleArg, load, render, write_bench};
+use super::export::{Format, LutStyleArg, export_to, load, write_bench};
 use crate::data;
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
 use crate::io::testbench::{concat_examples, random_inputs};
@@ -121,7 +121,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
     let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline };
     let verilog = work.join(format!("{name}.v"));
-    write_file(&verilog, &render(&net, Format::Verilog, &vp))?;
+    export_to(&verilog, &net, Format::Verilog, &vp)?;
     let c = net.circuit();
     let mut report = VerifyReport {
         name: name.clone(),
@@ -227,7 +227,7 @@ fn abc_checks(
     let matching = if reference.ends_with(".blif") { Matching::Names } else { Matching::Positions };
     let mut verdict = |format: Format, ext: &str| -> anyhow::Result<String> {
         let file = format!("{name}.{ext}");
-        write_file(&work.join(&file), &render(net, format, &VerilogParams::default()))?;
+        export_to(&work.join(&file), net, format, &VerilogParams::default())?;
         let log = work.join(format!("{name}.cec-{ext}.log"));
         Ok(match abc_cec(work, &reference, &file, matching, &log)? {
             Cec::Equivalent => "equivalent".into(),

@@ -22,11 +22,18 @@ pub enum AigerFormat {
 /// The netlist lowered to an AIG (structurally hashed) as AIGER bytes.
 #[must_use]
 pub fn netlist_to_aiger(n: &Netlist, format: AigerFormat) -> Vec<u8> {
-    let aig = Aig::from_circuit(n.circuit(), None);
     let mut out = Vec::new();
     // Writing to a Vec cannot fail, and a netlist's names fit its circuit.
-    let _ = write_aiger(&aig, n.names(), format, &mut out);
+    let _ = write_netlist_aiger(n, format, &mut out);
     out
+}
+
+/// Writes the netlist lowered to an AIG (structurally hashed) in AIGER format.
+///
+/// # Errors
+/// Any error of the underlying writer.
+pub fn write_netlist_aiger<W: Write + ?Sized>(n: &Netlist, format: AigerFormat, w: &mut W) -> io::Result<()> {
+    write_aiger(&Aig::from_circuit(n.circuit(), None), n.names(), format, w)
 }
 
 /// Writes `aig` in AIGER format with `names` as its symbol table.
@@ -34,7 +41,12 @@ pub fn netlist_to_aiger(n: &Netlist, format: AigerFormat) -> Vec<u8> {
 /// # Errors
 /// [`io::ErrorKind::InvalidInput`] if `names` does not have one name per input and
 /// output of `aig`; any error of the underlying writer.
-pub fn write_aiger<W: Write>(aig: &Aig, names: &PortNames, format: AigerFormat, w: &mut W) -> io::Result<()> {
+pub fn write_aiger<W: Write + ?Sized>(
+    aig: &Aig,
+    names: &PortNames,
+    format: AigerFormat,
+    w: &mut W,
+) -> io::Result<()> {
     let (ni, no, na) = (aig.n_inputs(), aig.outputs().len(), aig.n_ands());
     if names.inputs.len() != ni || names.outputs.len() != no {
         return Err(io::Error::new(
@@ -80,7 +92,7 @@ pub fn write_aiger<W: Write>(aig: &Aig, names: &PortNames, format: AigerFormat, 
 }
 
 /// Seven bits per byte, least significant group first, high bit set on all but the last.
-fn put_delta<W: Write>(w: &mut W, mut x: u32) -> io::Result<()> {
+fn put_delta<W: Write + ?Sized>(w: &mut W, mut x: u32) -> io::Result<()> {
     while x >= 0x80 {
         w.write_all(&[(x & 0x7f) as u8 | 0x80])?;
         x >>= 7;

@@ -47,7 +47,7 @@ pub fn to_blif(n: &Netlist, p: &BlifParams) -> String {
 ///
 /// # Errors
 /// Any error of the underlying writer.
-pub fn write_blif<W: Write>(n: &Netlist, p: &BlifParams, w: &mut W) -> io::Result<()> {
+pub fn write_blif<W: Write + ?Sized>(n: &Netlist, p: &BlifParams, w: &mut W) -> io::Result<()> {
     let c = n.circuit();
     let names = n.names();
     let prefix = names.internal_prefix();
@@ -112,7 +112,11 @@ pub fn write_blif<W: Write>(n: &Netlist, p: &BlifParams, w: &mut W) -> io::Resul
 }
 
 /// `head name name ...`, continued with ` \` past [`LINE_WIDTH`].
-fn directive<'a, W: Write>(w: &mut W, head: &str, items: impl Iterator<Item = &'a str>) -> io::Result<()> {
+fn directive<'a, W: Write + ?Sized>(
+    w: &mut W,
+    head: &str,
+    items: impl Iterator<Item = &'a str>,
+) -> io::Result<()> {
     let mut len = head.len();
     w.write_all(head.as_bytes())?;
     for s in items {
@@ -127,7 +131,7 @@ fn directive<'a, W: Write>(w: &mut W, head: &str, items: impl Iterator<Item = &'
 }
 
 /// The rows of a `.names` block computing `f`.
-fn cover_rows<W: Write>(w: &mut W, f: &TruthTable, style: CoverStyle) -> io::Result<()> {
+fn cover_rows<W: Write + ?Sized>(w: &mut W, f: &TruthTable, style: CoverStyle) -> io::Result<()> {
     let n = f.n_vars();
     let (cubes, out): (Vec<Cube>, char) = match style {
         CoverStyle::Minterms => (minterms(f), '1'),
@@ -149,7 +153,7 @@ fn cover_rows<W: Write>(w: &mut W, f: &TruthTable, style: CoverStyle) -> io::Res
 
 /// Rows of a LUT whose table bits are wires: one per table entry not constant 0, with
 /// the table bit (if a wire) and the address literals; contradictory rows are dropped.
-fn wide_lut_rows<W: Write>(
+fn wide_lut_rows<W: Write + ?Sized>(
     w: &mut W,
     op: &Bool,
     fanins: &[WireId],

@@ -13,6 +13,6 @@ pub mod netlist;
 pub mod testbench;
 pub mod verilog;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};
 pub use netlist::{Netlist, PortNames};

@@ -86,7 +86,7 @@ pub fn to_verilog(n: &Netlist, p: &VerilogParams) -> String {
 ///
 /// # Errors
 /// Any error of the underlying writer.
-pub fn write_verilog<W: Write>(n: &Netlist, p: &VerilogParams, w: &mut W) -> io::Result<()> {
+pub fn write_verilog<W: Write + ?Sized>(n: &Netlist, p: &VerilogParams, w: &mut W) -> io::Result<()> {
     let c = n.circuit();
     let name = module_name(&n.names().model);
     let consts = constant_wires(c);
