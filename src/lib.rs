@@ -12,4 +12,5 @@ pub mod io;
 pub mod lanes;
 pub mod learn;
 pub mod pass;
+pub mod tools;
 pub mod verify;

@@ -4,6 +4,8 @@
 //! constants, when given) to an AIG, propagating constants and merging structurally
 //! equal nodes as it goes; its AND count is the size figure `metrics.json` reports.
 
+mod convert;
+
 use crate::circuit::Circuit;
 use crate::domain::Bool;
 use crate::pass::exact::{ExactSynthesis, TruthTable};

@@ -1,34 +1,10 @@
-//! AIG views: as a Boolean circuit (so the lane evaluator runs it), bit-parallel
-//! simulation, logic levels, and rebuilding through a literal map.
+//! AIG simulation (bit-parallel, through the circuit view), logic levels, copying and
+//! rebuilding through a literal map.
 
 use super::{Aig, Lit};
-use crate::circuit::{Circuit, CircuitBuilder, WireId};
-use crate::domain::{Bool, BoolBuild};
 use crate::lanes::{BitMatrix, EvalParams, Program};
 
 impl Aig {
-    /// The AIG as a circuit of AND and NOT gates (inputs in order, one output per AIG
-    /// output).
-    #[must_use]
-    pub fn to_circuit(&self) -> Circuit<Bool> {
-        let mut b = CircuitBuilder::<Bool>::new(0, self.n_inputs());
-        let zero = b.constant(false);
-        let mut node: Vec<WireId> = vec![zero];
-        node.extend(b.args());
-        let mut neg: Vec<Option<WireId>> = vec![None; node.len() + self.n_ands()];
-        let mut lit = |b: &mut CircuitBuilder<Bool>, node: &[WireId], l: Lit| {
-            let w = node[l.node()];
-            if l.is_complement() { *neg[l.node()].get_or_insert_with(|| b.not(w)) } else { w }
-        };
-        for &(x, y) in self.ands() {
-            let (x, y) = (lit(&mut b, &node, x), lit(&mut b, &node, y));
-            let w = b.and(x, y);
-            node.push(w);
-        }
-        let outs = self.outputs().iter().map(|&l| lit(&mut b, &node, l)).collect();
-        b.finish(outs).expect("an AIG is a valid circuit").pruned()
-    }
-
     /// Outputs on every example of `inputs` (one row per AIG input), bit-parallel.
     ///
     /// # Panics

@@ -2,6 +2,9 @@
 
 use crate::data::DataError;
 use crate::io::ModelFileError;
+use crate::io::aiger_reader::AigerError;
+use crate::io::blif_reader::BlifError;
+use crate::io::netlist::NameError;
 use crate::learn::ModelError;
 use crate::learn::spec::SpecError;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -26,6 +29,9 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
                 c.downcast_ref::<crate::pass::PassError>(),
                 Some(crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)
             )
+            || c.is::<BlifError>()
+            || c.is::<AigerError>()
+            || c.is::<NameError>()
     });
     if bad_input { 2 } else { 1 }
 }

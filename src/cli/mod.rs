@@ -3,8 +3,10 @@
 
 mod common;
 mod eval;
+mod export;
 mod repro;
 mod train;
+mod verify;
 
 use clap::{Parser, Subcommand};
 
@@ -26,6 +28,10 @@ pub enum Command {
     Eval(eval::EvalArgs),
     /// Reproduce a published experiment.
     Repro(repro::ReproArgs),
+    /// Export a model or a circuit file as Verilog, BLIF, AIGER or DOT (with a testbench).
+    Export(export::ExportArgs),
+    /// Check a model's exports with Icarus, Yosys and ABC.
+    Verify(verify::VerifyArgs),
 }
 
 /// Runs the parsed command line.
@@ -37,6 +43,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Train(a) => train::run(&a),
         Command::Eval(a) => eval::run(&a),
         Command::Repro(a) => repro::run(&a),
+        Command::Export(a) => export::run(&a),
+        Command::Verify(a) => verify::run(&a),
     }
 }
 

@@ -2,9 +2,11 @@
 //! with RDA, write `model.json` and `metrics.json`.
 
 use super::common::{UsageError, progress, set_threads};
+use super::export::export_trained;
 use crate::aig::{Aig, LowerParams};
 use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::model_file::params_to_hex;
+use crate::io::testbench::concat_examples;
 use crate::io::{ModelFile, write_atomic};
 use crate::learn::head::accuracy;
 use crate::learn::trainer::predict;
@@ -121,6 +123,9 @@ pub struct Metrics {
     pub seconds: f64,
     /// Threads used.
     pub threads: usize,
+    /// Icarus co-simulation of the exported Verilog on the train and test vectors:
+    /// `pass`, `fail`, `skipped` (iverilog not installed) or `error`.
+    pub icarus: String,
 }
 
 fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
@@ -208,6 +213,17 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let lowered = Aig::from_circuit_with(&net.circuit, Some(&report.params), &lower);
     let script = pass::parse_script(&a.passes, &pass::PassContext::default())?;
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
+    let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
+    let vectors = concat_examples(&[&x_train, &x_test]);
+    let hw = export_trained(
+        &name,
+        &net.circuit,
+        &report.params,
+        &vectors,
+        "verilog-out".as_ref(),
+        "testbenches".as_ref(),
+    )?;
     let metrics = Metrics {
         dataset: train.name.clone(),
         domain: "bool".into(),
@@ -229,8 +245,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         params: net.n_params(),
         seconds,
         threads: rayon::current_num_threads(),
+        icarus: hw.icarus.clone(),
     };
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let model = ModelFile {
         format_version: crate::io::model_file::FORMAT_VERSION,
         dataset: train.name.clone(),
@@ -264,6 +280,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             seconds
         );
         println!("wrote {}/model.json and {}/metrics.json", out.display(), out.display());
+        println!("{}", hw.summary);
     }
-    Ok(())
+    hw.check()
 }

@@ -1,6 +1,8 @@
 //! Domains: gate signatures with their semantics, lane kernels and reverse rules.
 
 pub mod arith;
+pub mod bind;
 pub mod boolean;
 
+pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};

@@ -1,8 +1,18 @@
-//! Files in and out: atomic writes, model files, DOT.
+//! Files in and out: atomic writes, model files, netlist writers (Verilog, BLIF, AIGER,
+//! DOT) and readers (BLIF, AIGER), testbenches.
 
+pub mod aiger;
+pub mod aiger_reader;
 pub mod atomic;
+pub mod blif;
+pub mod blif_reader;
+pub mod cover;
 pub mod dot;
 pub mod model_file;
+pub mod netlist;
+pub mod testbench;
+pub mod verilog;
 
-pub use atomic::write_atomic;
+pub use atomic::{write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};
+pub use netlist::{Netlist, PortNames};

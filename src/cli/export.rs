@@ -1,0 +1,282 @@
+//! `circuitlearn export`: a trained model (parameters bound to constants) or a circuit
+//! file (BLIF, AIGER) written as Verilog, BLIF, AIGER or DOT, optionally with a
+//! self-checking testbench. Also the export `train` does after training.
+
+use super::common::UsageError;
+use crate::circuit::Circuit;
+use crate::domain::{Bool, bind_params};
+use crate::io::aiger::{AigerFormat, write_netlist_aiger};
+use crate::io::aiger_reader::read_aiger_netlist;
+use crate::io::blif::{BlifParams, write_blif};
+use crate::io::blif_reader::read_blif;
+use crate::io::dot::to_dot;
+use crate::io::testbench::{TestbenchError, random_inputs, write_testbench};
+use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
+use crate::io::{ModelFile, Netlist, write_atomic_with};
+use crate::lanes::BitMatrix;
+use crate::tools::{IcarusOutcome, Tool, run_icarus};
+use anyhow::Context;
+use clap::{ArgGroup, Args, ValueEnum};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Arguments of `export`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["model", "circuit"])))]
+pub struct ExportArgs {
+    /// A model file written by `train` (`DIR/model.json`); its parameters are bound to constants.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// A circuit file: .blif, .aig or .aag.
+    #[arg(long)]
+    pub circuit: Option<PathBuf>,
+    /// Output format [default: from the extension of -o: .v, .blif, .aig, .aag, .dot].
+    #[arg(long, value_enum)]
+    pub format: Option<Format>,
+    /// Output file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Also write a self-checking testbench `<name>_tb.v` and its vectors `<name>.mem` into DIR (Verilog only).
+    #[arg(long, value_name = "DIR")]
+    pub testbench: Option<PathBuf>,
+    /// Vectors in the testbench: random (seed 0), or all 2^n if the n inputs allow at most this many.
+    #[arg(long, default_value_t = 1000)]
+    pub vectors: usize,
+    /// How LUTs are written in Verilog: a constant table indexed by the address, or a sum of products.
+    #[arg(long, value_enum)]
+    pub lut_style: Option<LutStyleArg>,
+    /// Register stages in the Verilog (adds a `clk` port; latency N cycles).
+    #[arg(long)]
+    pub pipeline: Option<usize>,
+    /// Module / model name [default: the run directory's name, or the circuit file's stem].
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// Output formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Verilog-2001, one module.
+    Verilog,
+    /// Berkeley Logic Interchange Format.
+    Blif,
+    /// Binary AIGER.
+    Aiger,
+    /// ASCII AIGER.
+    Aag,
+    /// Graphviz DOT.
+    Dot,
+}
+
+/// `--lut-style` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum LutStyleArg {
+    /// `localparam` table indexed by the address bits.
+    Table,
+    /// Sum-of-products `assign`.
+    Expr,
+}
+
+impl From<LutStyleArg> for LutStyle {
+    fn from(s: LutStyleArg) -> Self {
+        match s {
+            LutStyleArg::Table => LutStyle::Table,
+            LutStyleArg::Expr => LutStyle::Expr,
+        }
+    }
+}
+
+/// Runs `export`.
+///
+/// # Errors
+/// Bad model or circuit file, bad flag combination (exit 2); failure to write (exit 1).
+pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
+    let format = match a.format {
+        Some(f) => f,
+        None => format_of(&a.output)?,
+    };
+    if format != Format::Verilog && (a.lut_style.is_some() || a.pipeline.is_some() || a.testbench.is_some()) {
+        return Err(UsageError(
+            "--lut-style, --pipeline and --testbench apply to --format verilog only".into(),
+        )
+        .into());
+    }
+    let net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
+    let vp = VerilogParams {
+        lut_style: a.lut_style.map(LutStyle::from).unwrap_or_default(),
+        pipeline: a.pipeline.unwrap_or(0),
+    };
+    export_to(&a.output, &net, format, &vp)?;
+    println!(
+        "wrote {} ({} gates, {} inputs, {} outputs)",
+        a.output.display(),
+        net.circuit().n_gates(),
+        net.circuit().n_inputs(),
+        net.circuit().n_outputs()
+    );
+    if let Some(dir) = &a.testbench {
+        let inputs = random_inputs(net.circuit().n_inputs(), a.vectors, 0);
+        let files = write_bench(dir, &net, &inputs, vp.pipeline)?;
+        println!(
+            "wrote {} and {} ({} vectors)",
+            files.bench.display(),
+            files.vectors.display(),
+            files.n_vectors
+        );
+    }
+    Ok(())
+}
+
+/// The format an output file name asks for.
+///
+/// # Errors
+/// [`UsageError`] for an unknown extension.
+pub fn format_of(path: &Path) -> Result<Format, UsageError> {
+    match path.extension().and_then(|e| e.to_str()) {
+        Some("v") => Ok(Format::Verilog),
+        Some("blif") => Ok(Format::Blif),
+        Some("aig") => Ok(Format::Aiger),
+        Some("aag") => Ok(Format::Aag),
+        Some("dot" | "gv") => Ok(Format::Dot),
+        _ => Err(UsageError(format!(
+            "cannot tell the format of {}; give --format verilog|blif|aiger|aag|dot",
+            path.display()
+        ))),
+    }
+}
+
+/// The netlist to export: a model's circuit with its parameters bound (named after the
+/// run directory), or a circuit file; `name` overrides the model name.
+///
+/// # Errors
+/// An unreadable model or circuit file; an unknown circuit file extension.
+pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) -> anyhow::Result<Netlist> {
+    let net = match (model, circuit) {
+        (Some(m), None) => {
+            let file = ModelFile::read(m)?;
+            let (network, params) = file.network(m)?;
+            let run_dir = m.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
+            let name = name.map(str::to_string).or(run_dir).unwrap_or_else(|| file.dataset.clone());
+            Netlist::indexed(&module_name(&name), bind_params(&network.circuit, &params)?)
+        }
+        (None, Some(c)) => {
+            let net = match c.extension().and_then(|e| e.to_str()) {
+                Some("blif") => read_blif(c)?,
+                Some("aig" | "aag") => read_aiger_netlist(c)?,
+                _ => {
+                    return Err(
+                        UsageError(format!("{}: expected a .blif, .aig or .aag file", c.display())).into()
+                    );
+                }
+            };
+            let stem = c.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let mut names = net.names().clone();
+            names.model = name.map(str::to_string).or(stem).unwrap_or(names.model);
+            Netlist::new(names, net.into_circuit())?
+        }
+        _ => return Err(UsageError("give exactly one of --model and --circuit".into()).into()),
+    };
+    Ok(net)
+}
+
+/// Writes the netlist in `format`.
+///
+/// # Errors
+/// Any error of the underlying writer.
+pub fn write_format(
+    net: &Netlist,
+    format: Format,
+    verilog: &VerilogParams,
+    w: &mut dyn Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Verilog => write_verilog(net, verilog, w),
+        Format::Blif => write_blif(net, &BlifParams::default(), w),
+        Format::Aiger => write_netlist_aiger(net, AigerFormat::Binary, w),
+        Format::Aag => write_netlist_aiger(net, AigerFormat::Ascii, w),
+        Format::Dot => w.write_all(to_dot(net.circuit(), &net.names().model).as_bytes()),
+    }
+}
+
+/// Streams the netlist in `format` into `path` (atomically).
+///
+/// # Errors
+/// The file cannot be written.
+pub fn export_to(path: &Path, net: &Netlist, format: Format, verilog: &VerilogParams) -> anyhow::Result<()> {
+    write_atomic_with(path, |w| write_format(net, format, verilog, w))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// [`write_testbench`] with "nothing to check" reported as bad input.
+///
+/// # Errors
+/// A circuit without inputs or outputs (exit 2); a file that cannot be written.
+pub fn write_bench(
+    dir: &Path,
+    net: &Netlist,
+    inputs: &BitMatrix,
+    latency: usize,
+) -> anyhow::Result<crate::io::testbench::BenchFiles> {
+    write_testbench(dir, net, inputs, latency).map_err(|e| match e {
+        TestbenchError::Empty { .. } => UsageError(format!("no testbench: {e}")).into(),
+        e => anyhow::Error::from(e),
+    })
+}
+
+/// What `train` exported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrainedExport {
+    /// `verilog-out/<name>.v`.
+    pub verilog: PathBuf,
+    /// `testbenches/<name>_tb.v`.
+    pub bench: PathBuf,
+    /// Icarus result: `pass`, `fail`, `skipped` (iverilog not installed) or `error`.
+    pub icarus: String,
+    /// One line for the user.
+    pub summary: String,
+}
+
+impl TrainedExport {
+    /// Whether the Icarus check, if it ran, passed.
+    ///
+    /// # Errors
+    /// A message naming the log when the exported Verilog mismatched the simulator.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.icarus == "fail" {
+            anyhow::bail!("exported Verilog does not match the simulator: {}", self.summary);
+        }
+        Ok(())
+    }
+}
+
+/// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` and a
+/// bench over `vectors` into `bench_dir`, and runs Icarus on it if `iverilog` is on PATH.
+///
+/// # Errors
+/// Failure to bind or write the files. Tool problems are reported in the result.
+pub fn export_trained(
+    name: &str,
+    circuit: &Circuit<Bool>,
+    params: &[bool],
+    vectors: &BitMatrix,
+    verilog_dir: &Path,
+    bench_dir: &Path,
+) -> anyhow::Result<TrainedExport> {
+    let net = Netlist::indexed(&module_name(name), bind_params(circuit, params)?);
+    let module = module_name(name);
+    let verilog = verilog_dir.join(format!("{module}.v"));
+    export_to(&verilog, &net, Format::Verilog, &VerilogParams::default())?;
+    let files = write_bench(bench_dir, &net, vectors, 0)?;
+    let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
+        (Ok(_), Ok(_)) => match run_icarus(bench_dir, &files.bench, &verilog, &files.module) {
+            Ok(IcarusOutcome::Pass { vectors, .. }) => ("pass", format!("Icarus: pass ({vectors} vectors)")),
+            Ok(IcarusOutcome::Mismatch { log, .. }) => {
+                ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
+            }
+            Err(e) => ("error", format!("Icarus: {e}")),
+        },
+        (Err(e), _) | (_, Err(e)) => ("skipped", format!("Icarus check skipped: {e}")),
+    };
+    let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());
+    Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
+}

@@ -1,0 +1,246 @@
+//! `circuitlearn verify`: exports a model (or a circuit file) into a work directory and
+//! checks the exports with external tools: Icarus co-simulation against the Rust
+//! simulator, Yosys LUT counts, ABC equivalence of the BLIF and AIGER exports.
+
+use super::common::set_threads;
+use super::export::{Format, LutStyleArg, export_to, load, write_bench};
+use crate::data;
+use crate::io::blif::{BlifParams, CoverStyle, to_blif};
+use crate::io::testbench::{concat_examples, random_inputs};
+use crate::io::verilog::{LutStyle, VerilogParams, module_name};
+use crate::io::{ModelFile, Netlist, write_atomic};
+use crate::lanes::BitMatrix;
+use crate::tools::{Cec, IcarusOutcome, Matching, YosysCounts, abc_cec, run_icarus, yosys_counts};
+use anyhow::Context;
+use clap::{ArgGroup, Args};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Arguments of `verify`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("source").required(true).args(["model", "circuit"])))]
+pub struct VerifyArgs {
+    /// A model file written by `train` (`DIR/model.json`).
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// A circuit file (.blif, .aig, .aag); ABC compares the exports with the file itself.
+    #[arg(long)]
+    pub circuit: Option<PathBuf>,
+    /// Co-simulate the exported Verilog in Icarus against the Rust simulator.
+    #[arg(long)]
+    pub icarus: bool,
+    /// Synthesise the Verilog with Yosys and report LUT6 and SB_LUT4 counts.
+    #[arg(long)]
+    pub yosys: bool,
+    /// Prove the BLIF and AIGER exports equivalent with ABC `cec`.
+    #[arg(long)]
+    pub abc: bool,
+    /// Random vectors for Icarus, besides the model's data set (all 2^n if n inputs allow).
+    #[arg(long, default_value_t = 1000)]
+    pub vectors: usize,
+    /// LUT style of the checked Verilog.
+    #[arg(long, value_enum, default_value = "table")]
+    pub lut_style: LutStyleArg,
+    /// Register stages in the checked Verilog.
+    #[arg(long, default_value_t = 0)]
+    pub pipeline: usize,
+    /// Work directory for the exports and tool logs [default: DIR/verify for a model, verify/<stem> for a circuit].
+    #[arg(long)]
+    pub work: Option<PathBuf>,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// A check that ran and failed (exit 1).
+#[derive(Debug, Error)]
+#[error("verification failed: {0}")]
+pub struct CheckFailed(pub String);
+
+/// Icarus part of the report.
+#[derive(Debug, Serialize)]
+pub struct IcarusReport {
+    /// `pass` or `fail`.
+    pub result: String,
+    /// Vectors in the bench.
+    pub vectors: usize,
+    /// Simulation log.
+    pub log: PathBuf,
+}
+
+/// ABC part of the report.
+#[derive(Debug, Serialize)]
+pub struct AbcReport {
+    /// What the exports were compared with.
+    pub reference: String,
+    /// `equivalent` or `not equivalent`, for the BLIF export.
+    pub blif: String,
+    /// Same for the binary AIGER export.
+    pub aiger: String,
+}
+
+/// What `verify --json` prints.
+#[derive(Debug, Serialize)]
+pub struct VerifyReport {
+    /// Module name.
+    pub name: String,
+    /// Work directory.
+    pub work: PathBuf,
+    /// Inputs, outputs and gates of the checked circuit.
+    pub inputs: usize,
+    /// Outputs.
+    pub outputs: usize,
+    /// Gates.
+    pub gates: usize,
+    /// Icarus result, if run.
+    pub icarus: Option<IcarusReport>,
+    /// Yosys counts, if run.
+    pub yosys: Option<YosysCounts>,
+    /// ABC verdicts, if run.
+    pub abc: Option<AbcReport>,
+    /// Whether every check that ran passed.
+    pub ok: bool,
+}
+
+/// Runs `verify`.
+///
+/// # Errors
+/// Bad input (exit 2); a missing or failing tool, or a failed check (exit 1).
+pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
+    set_threads(0);
+    let all = !(a.icarus || a.yosys || a.abc);
+    let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
+    let name = module_name(&net.names().model);
+    let work = match (&a.work, &a.model, &a.circuit) {
+        (Some(w), _, _) => w.clone(),
+        (None, Some(m), _) => m.parent().unwrap_or(Path::new(".")).join("verify"),
+        (None, None, _) => PathBuf::from("verify").join(&name),
+    };
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
+    let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline };
+    let verilog = work.join(format!("{name}.v"));
+    export_to(&verilog, &net, Format::Verilog, &vp)?;
+    let c = net.circuit();
+    let mut report = VerifyReport {
+        name: name.clone(),
+        work: work.clone(),
+        inputs: c.n_inputs(),
+        outputs: c.n_outputs(),
+        gates: c.n_gates(),
+        icarus: None,
+        yosys: None,
+        abc: None,
+        ok: true,
+    };
+    let mut failures = Vec::new();
+    if a.icarus || all {
+        let inputs = vectors(a, &net)?;
+        let files = write_bench(&work, &net, &inputs, a.pipeline)?;
+        let r = match run_icarus(&work, &files.bench, &verilog, &files.module)? {
+            IcarusOutcome::Pass { vectors, log } => IcarusReport { result: "pass".into(), vectors, log },
+            IcarusOutcome::Mismatch { report, log } => {
+                failures.push(format!(
+                    "Icarus: the Verilog mismatches the simulator ({})\n{report}",
+                    log.display()
+                ));
+                IcarusReport { result: "fail".into(), vectors: files.n_vectors, log }
+            }
+        };
+        if !a.json {
+            println!("icarus: {} on {} vectors ({})", r.result, r.vectors, r.log.display());
+        }
+        report.icarus = Some(r);
+    }
+    if a.yosys || all {
+        let counts = yosys_counts(&verilog, &name)?;
+        if !a.json {
+            println!(
+                "yosys: {} LUT6 (synth; abc -lut 6), {} SB_LUT4 (synth_ice40)",
+                counts.lut6, counts.sb_lut4
+            );
+        }
+        report.yosys = Some(counts);
+    }
+    if a.abc || all {
+        let r = abc_checks(a, &net, &work, &name, &mut failures)?;
+        if !a.json {
+            println!("abc cec against {}: BLIF {}, AIGER {}", r.reference, r.blif, r.aiger);
+        }
+        report.abc = Some(r);
+    }
+    report.ok = failures.is_empty();
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    }
+    if failures.is_empty() { Ok(()) } else { Err(CheckFailed(failures.join("; ")).into()) }
+}
+
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Bench vectors: the model's data set (every row, encoded) when it loads, then
+/// `--vectors` random ones.
+fn vectors(a: &VerifyArgs, net: &Netlist) -> anyhow::Result<BitMatrix> {
+    let n = net.circuit().n_inputs();
+    let random = random_inputs(n, a.vectors, 0);
+    let Some(m) = &a.model else { return Ok(random) };
+    let file = ModelFile::read(m)?;
+    match data::load(&file.dataset).ok().and_then(|ds| file.encoder.encode(&ds).ok()) {
+        Some(x) if x.rows() == n => Ok(concat_examples(&[&x, &random])),
+        _ => Ok(random),
+    }
+}
+
+/// ABC `cec` of the BLIF and AIGER exports against a reference: for a `.blif` or `.aig`
+/// circuit file, the file itself; otherwise the one-row-per-minterm BLIF of the circuit
+/// (a cover written without the ISOP code the BLIF export uses; the AIGER export goes
+/// through the AIG lowering instead).
+fn abc_checks(
+    a: &VerifyArgs,
+    net: &Netlist,
+    work: &Path,
+    name: &str,
+    failures: &mut Vec<String>,
+) -> anyhow::Result<AbcReport> {
+    // ABC reads BLIF and binary AIGER but not ASCII `.aag`: such a file is compared
+    // through the truth-table BLIF of the circuit read from it.
+    let original = a.circuit.as_ref().filter(|f| f.extension().is_some_and(|e| e == "blif" || e == "aig"));
+    let reference = match original {
+        Some(file) => {
+            let ext = file.extension().and_then(|e| e.to_str()).unwrap_or("blif");
+            let copy = format!("{name}.orig.{ext}");
+            let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+            write_file(&work.join(&copy), &bytes)?;
+            copy
+        }
+        None => {
+            let copy = format!("{name}.ref.blif");
+            let text = to_blif(net, &BlifParams { cover: CoverStyle::Minterms });
+            write_file(&work.join(&copy), text.as_bytes())?;
+            copy
+        }
+    };
+    // AIGER files may lack symbols: pair their ports by position (our exports keep it).
+    let matching = if reference.ends_with(".blif") { Matching::Names } else { Matching::Positions };
+    let mut verdict = |format: Format, ext: &str| -> anyhow::Result<String> {
+        let file = format!("{name}.{ext}");
+        export_to(&work.join(&file), net, format, &VerilogParams::default())?;
+        let log = work.join(format!("{name}.cec-{ext}.log"));
+        Ok(match abc_cec(work, &reference, &file, matching, &log)? {
+            Cec::Equivalent => "equivalent".into(),
+            Cec::NotEquivalent { report } => {
+                failures.push(format!(
+                    "ABC: {file} is not equivalent to {reference} ({})\n{report}",
+                    log.display()
+                ));
+                "not equivalent".into()
+            }
+        })
+    };
+    let blif = verdict(Format::Blif, "blif")?;
+    let aiger = verdict(Format::Aiger, "aig")?;
+    Ok(AbcReport { reference, blif, aiger })
+}

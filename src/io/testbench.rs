@@ -1,0 +1,291 @@
+//! Self-checking Verilog testbenches: `<module>_tb.v` plus a vectors file `<module>.mem`
+//! read with `$readmemb`, whose expected outputs come from the Rust simulator.
+//!
+//! Each line of the vectors file is one example: the input bits `x[N-1] .. x[0]`, an
+//! underscore, then the expected outputs `y[M-1] .. y[0]`. The bench applies every
+//! vector (for a pipelined module, one per clock, comparing `latency` cycles later),
+//! compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n> vectors` and calls
+//! `$finish`, or prints the first mismatches and calls `$fatal(1, ...)` (a plain `vvp`
+//! exits 0 even when outputs differ; `$fatal` makes the exit status say so). Run it from
+//! the directory holding the vectors file.
+
+use super::atomic::write_atomic;
+use super::netlist::Netlist;
+use super::verilog::module_name;
+use crate::lanes::{BitMatrix, EvalParams, eval_lanes};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use thiserror::Error;
+
+/// Mismatches the bench prints before giving up.
+const MAX_REPORTED: usize = 10;
+
+/// A testbench that cannot be made.
+#[derive(Debug, Error)]
+pub enum TestbenchError {
+    /// The input matrix does not fit the circuit.
+    #[error("vectors have {found} input bits, the circuit has {expected} inputs")]
+    Width {
+        /// Rows of the input matrix.
+        found: usize,
+        /// Inputs of the circuit.
+        expected: usize,
+    },
+    /// A circuit without inputs or outputs, or no vectors: nothing to check.
+    #[error("nothing to check: {inputs} inputs, {outputs} outputs, {vectors} vectors")]
+    Empty {
+        /// Inputs of the circuit.
+        inputs: usize,
+        /// Outputs of the circuit.
+        outputs: usize,
+        /// Vectors given.
+        vectors: usize,
+    },
+    /// A file cannot be written.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: String,
+        /// Cause.
+        source: std::io::Error,
+    },
+}
+
+/// A bench and its vectors, as text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Testbench {
+    /// Name of the bench module (`<module>_tb`).
+    pub module: String,
+    /// The bench, `<module>_tb.v`.
+    pub bench: String,
+    /// The vectors file the bench reads, `<module>.mem`.
+    pub vectors_file: String,
+    /// Its content.
+    pub vectors: String,
+    /// Number of vectors.
+    pub n_vectors: usize,
+}
+
+/// Paths of a bench written to disk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BenchFiles {
+    /// `<dir>/<module>_tb.v`.
+    pub bench: PathBuf,
+    /// `<dir>/<module>.mem`.
+    pub vectors: PathBuf,
+    /// Bench module name.
+    pub module: String,
+    /// Number of vectors.
+    pub n_vectors: usize,
+}
+
+/// A bench for the module [`write_verilog`](super::verilog::write_verilog) makes of `n`
+/// (with `latency` pipeline stages), checking it on every example of `inputs` (one row
+/// per circuit input).
+///
+/// # Errors
+/// [`TestbenchError`] if `inputs` does not fit the circuit or there is nothing to check.
+pub fn testbench(n: &Netlist, inputs: &BitMatrix, latency: usize) -> Result<Testbench, TestbenchError> {
+    let c = n.circuit();
+    let (ni, no, nv) = (c.n_inputs(), c.n_outputs(), inputs.examples());
+    if inputs.rows() != ni {
+        return Err(TestbenchError::Width { found: inputs.rows(), expected: ni });
+    }
+    if ni == 0 || no == 0 || nv == 0 {
+        return Err(TestbenchError::Empty { inputs: ni, outputs: no, vectors: nv });
+    }
+    let dut = module_name(&n.names().model);
+    let module = format!("{dut}_tb");
+    let vectors_file = format!("{dut}.mem");
+    let expected = eval_lanes(c, inputs, &EvalParams::default());
+    let mut vectors = String::with_capacity(nv * (ni + no + 2));
+    for e in 0..nv {
+        vectors.extend((0..ni).rev().map(|r| if inputs.get(r, e) { '1' } else { '0' }));
+        vectors.push('_');
+        vectors.extend((0..no).rev().map(|r| if expected.get(r, e) { '1' } else { '0' }));
+        vectors.push('\n');
+    }
+    let bench = bench_text(&dut, &module, &vectors_file, ni, no, nv, latency);
+    Ok(Testbench { module, bench, vectors_file, vectors, n_vectors: nv })
+}
+
+/// Writes [`testbench`]'s files into `dir` (atomically).
+///
+/// # Errors
+/// [`TestbenchError`] as [`testbench`], or if a file cannot be written.
+pub fn write_testbench(
+    dir: &Path,
+    n: &Netlist,
+    inputs: &BitMatrix,
+    latency: usize,
+) -> Result<BenchFiles, TestbenchError> {
+    let tb = testbench(n, inputs, latency)?;
+    let bench = dir.join(format!("{}.v", tb.module));
+    let vectors = dir.join(&tb.vectors_file);
+    for (path, text) in [(&bench, &tb.bench), (&vectors, &tb.vectors)] {
+        write_atomic(path, text.as_bytes())
+            .map_err(|source| TestbenchError::Io { path: path.display().to_string(), source })?;
+    }
+    Ok(BenchFiles { bench, vectors, module: tb.module, n_vectors: tb.n_vectors })
+}
+
+fn bench_text(
+    dut: &str,
+    module: &str,
+    file: &str,
+    ni: usize,
+    no: usize,
+    nv: usize,
+    latency: usize,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Self-checking testbench for module {dut}: {nv} vectors from the circuitlearn simulator."
+    );
+    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
+    let _ = writeln!(s, "`timescale 1ns / 1ps");
+    let _ = writeln!(s, "module {module};");
+    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
+    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    s.push_str("  integer i, j, errors;\n");
+    if latency == 0 {
+        let _ = writeln!(s, "  {dut} dut (.x(x), .y(y));");
+    } else {
+        let _ = writeln!(s, "  reg clk;\n  {dut} dut (.clk(clk), .x(x), .y(y));");
+    }
+    let _ = writeln!(s, "  initial begin\n    $readmemb(\"{file}\", mem);\n    errors = 0;");
+    if latency == 0 {
+        s.push_str("    for (i = 0; i < NV; i = i + 1) begin\n");
+        s.push_str("      x = mem[i][NI+NO-1:NO];\n      #1;\n      j = i;\n");
+    } else {
+        s.push_str("    clk = 0;\n    x = 0;\n");
+        s.push_str("    for (i = 0; i < NV + LAT - 1; i = i + 1) begin\n");
+        s.push_str("      if (i < NV) x = mem[i][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n");
+        s.push_str("      j = i - (LAT - 1);\n");
+    }
+    s.push_str("      if (j >= 0 && y !== mem[j][NO-1:0]) begin\n        errors = errors + 1;\n");
+    let _ = writeln!(s, "        if (errors <= {MAX_REPORTED})");
+    s.push_str("          $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
+    s.push_str("      end\n    end\n");
+    s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, NV);\n");
+    s.push_str("    $display(\"PASS: %0d vectors\", NV);\n    $finish;\n  end\nendmodule\n");
+    s
+}
+
+/// `count` input vectors over `n_inputs` bits: every combination, in order, if there
+/// are at most `count`; otherwise `count` uniform random ones drawn from `seed`.
+#[must_use]
+pub fn random_inputs(n_inputs: usize, count: usize, seed: u64) -> BitMatrix {
+    if n_inputs < usize::BITS as usize && 1usize << n_inputs <= count {
+        let rows: Vec<Vec<bool>> =
+            (0..1usize << n_inputs).map(|v| (0..n_inputs).map(|i| v >> i & 1 == 1).collect()).collect();
+        return BitMatrix::from_examples(n_inputs, &rows);
+    }
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut m = BitMatrix::zeros(n_inputs, count);
+    for r in 0..n_inputs {
+        for w in m.row_mut(r) {
+            *w = rng.random();
+        }
+        m.clear_tail(r);
+    }
+    m
+}
+
+/// The examples of several matrices with the same rows, one after the other.
+///
+/// # Panics
+/// If the matrices do not all have the same number of rows.
+#[must_use]
+pub fn concat_examples(parts: &[&BitMatrix]) -> BitMatrix {
+    let rows = parts.first().map_or(0, |p| p.rows());
+    let total = parts.iter().map(|p| p.examples()).sum();
+    let mut m = BitMatrix::zeros(rows, total);
+    let mut at = 0;
+    for p in parts {
+        assert_eq!(p.rows(), rows, "concatenated matrices need the same rows");
+        for e in 0..p.examples() {
+            for r in 0..rows {
+                if p.get(r, e) {
+                    m.set(r, at + e, true);
+                }
+            }
+        }
+        at += p.examples();
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::circuit::CircuitBuilder;
+    use crate::domain::{Bool, BoolBuild};
+
+    #[test]
+    fn golden_bench_and_vectors() -> Result<(), Box<dyn std::error::Error>> {
+        let mut b = CircuitBuilder::<Bool>::new(0, 2);
+        let (x0, x1) = (b.arg(0), b.arg(1));
+        let y = b.and(x0, x1);
+        let n = Netlist::indexed("g", b.finish(vec![y, x0])?);
+        let tb = testbench(&n, &random_inputs(2, 100, 0), 0)?;
+        assert_eq!(tb.vectors, "00_00\n01_10\n10_00\n11_11\n");
+        assert_eq!((tb.module.as_str(), tb.vectors_file.as_str(), tb.n_vectors), ("g_tb", "g.mem", 4));
+        let want = r#"// Self-checking testbench for module g: 4 vectors from the circuitlearn simulator.
+// Each line of g.mem: x[1..0], '_', then the expected y[1..0].
+`timescale 1ns / 1ps
+module g_tb;
+  localparam NI = 2, NO = 2, NV = 4, LAT = 0;
+  reg [NI+NO-1:0] mem [0:NV-1];
+  reg [NI-1:0] x;
+  wire [NO-1:0] y;
+  integer i, j, errors;
+  g dut (.x(x), .y(y));
+  initial begin
+    $readmemb("g.mem", mem);
+    errors = 0;
+    for (i = 0; i < NV; i = i + 1) begin
+      x = mem[i][NI+NO-1:NO];
+      #1;
+      j = i;
+      if (j >= 0 && y !== mem[j][NO-1:0]) begin
+        errors = errors + 1;
+        if (errors <= 10)
+          $display("MISMATCH vector %0d: x = %b, y = %b, expected %b", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);
+      end
+    end
+    if (errors != 0) $fatal(1, "FAIL: %0d of %0d vectors mismatched", errors, NV);
+    $display("PASS: %0d vectors", NV);
+    $finish;
+  end
+endmodule
+"#;
+        assert_eq!(tb.bench, want);
+        let piped = testbench(&n, &random_inputs(2, 4, 0), 2)?.bench;
+        assert!(piped.contains("  reg clk;\n  g dut (.clk(clk), .x(x), .y(y));\n"));
+        assert!(piped.contains("      j = i - (LAT - 1);\n"));
+        Ok(())
+    }
+
+    #[test]
+    fn bad_shapes_are_refused() -> Result<(), Box<dyn std::error::Error>> {
+        let b = CircuitBuilder::<Bool>::new(0, 2);
+        let n = Netlist::indexed("g", b.finish(vec![])?);
+        assert!(matches!(testbench(&n, &random_inputs(3, 4, 0), 0), Err(TestbenchError::Width { .. })));
+        assert!(matches!(testbench(&n, &random_inputs(2, 4, 0), 0), Err(TestbenchError::Empty { .. })));
+        Ok(())
+    }
+
+    #[test]
+    fn random_inputs_are_exhaustive_when_they_can_be() {
+        assert_eq!(random_inputs(3, 8, 0).examples(), 8);
+        let r = random_inputs(40, 100, 7);
+        assert_eq!((r.rows(), r.examples()), (40, 100));
+        assert_eq!(r, random_inputs(40, 100, 7));
+        let both = concat_examples(&[&random_inputs(2, 4, 0), &random_inputs(2, 4, 0)]);
+        assert_eq!(both.example(5), vec![true, false]);
+    }
+}

@@ -1,0 +1,75 @@
+//! Icarus Verilog co-simulation: compile a self-checking bench with its design, run it,
+//! and read the verdict it prints.
+
+use super::tool::{Tool, ToolError};
+use std::path::{Path, PathBuf};
+
+/// What the bench reported.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum IcarusOutcome {
+    /// Every vector matched.
+    Pass {
+        /// Vectors checked.
+        vectors: usize,
+        /// The simulation log.
+        log: PathBuf,
+    },
+    /// Some vector mismatched (`$fatal` was called).
+    Mismatch {
+        /// The bench's mismatch and summary lines.
+        report: String,
+        /// The simulation log.
+        log: PathBuf,
+    },
+}
+
+/// Compiles `bench` (top module `bench_module`) with `design` using `iverilog -g2005` and
+/// runs it with `vvp -n` in `dir` (where the vectors file is); logs go to
+/// `dir/<bench_module>.iverilog.log` and `dir/<bench_module>.vvp.log`.
+///
+/// # Errors
+/// [`ToolError`] if a tool is missing, fails to compile, or the run ends without the
+/// bench's `PASS` or `FAIL` line.
+pub fn run_icarus(
+    dir: &Path,
+    bench: &Path,
+    design: &Path,
+    bench_module: &str,
+) -> Result<IcarusOutcome, ToolError> {
+    // The tools run in `dir`: name every file absolutely so that does not matter.
+    let io = |source| ToolError::Io { tool: Tool::Iverilog.name(), log: dir.to_path_buf(), source };
+    let dir = std::path::absolute(dir).map_err(io)?;
+    let (bench, design) = (std::path::absolute(bench).map_err(io)?, std::path::absolute(design).map_err(io)?);
+    let dir = dir.as_path();
+    let vvp_file = dir.join(format!("{bench_module}.vvp"));
+    let compile_log = dir.join(format!("{bench_module}.iverilog.log"));
+    let args = [
+        "-g2005".as_ref(),
+        "-s".as_ref(),
+        bench_module.as_ref(),
+        "-o".as_ref(),
+        vvp_file.as_os_str(),
+        bench.as_os_str(),
+        design.as_os_str(),
+    ];
+    Tool::Iverilog.run_ok(&args, dir, &compile_log)?;
+    let run_log = dir.join(format!("{bench_module}.vvp.log"));
+    let out = Tool::Vvp.run(&["-n".as_ref(), vvp_file.as_os_str()], dir, &run_log)?;
+    let pass = out
+        .text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("PASS: ")?.strip_suffix(" vectors")?.parse().ok());
+    match pass {
+        Some(vectors) if out.success => Ok(IcarusOutcome::Pass { vectors, log: out.log }),
+        _ if out.text.contains("FAIL:") => {
+            let report: Vec<&str> =
+                out.text.lines().filter(|l| l.contains("MISMATCH") || l.contains("FAIL:")).collect();
+            Ok(IcarusOutcome::Mismatch { report: report.join("\n"), log: out.log })
+        }
+        _ => Err(ToolError::Failed {
+            tool: Tool::Vvp.name(),
+            what: format!("{}, and no PASS or FAIL line from the bench", out.status),
+            log: out.log,
+        }),
+    }
+}

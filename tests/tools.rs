@@ -1,0 +1,189 @@
+//! Co-simulation and equivalence with the external tools: Icarus runs the exported
+//! Verilog against the Rust simulator's vectors, ABC `cec` proves the BLIF and AIGER
+//! exports equivalent to the originals, Yosys maps the Verilog. Each test skips with a
+//! printed reason when a tool is missing, and fails instead under
+//! `CIRCUITLEARN_REQUIRE_TOOLS=1`.
+
+mod common;
+
+use circuitlearn::circuit::CircuitBuilder;
+use circuitlearn::domain::{Bool, BoolBuild};
+use circuitlearn::io::aiger::{AigerFormat, netlist_to_aiger};
+use circuitlearn::io::blif::{BlifParams, CoverStyle, to_blif};
+use circuitlearn::io::blif_reader::read_blif;
+use circuitlearn::io::testbench::{concat_examples, random_inputs, write_testbench};
+use circuitlearn::io::verilog::{LutStyle, VerilogParams, module_name, to_verilog};
+use circuitlearn::io::{Netlist, write_atomic};
+use circuitlearn::lanes::BitMatrix;
+use circuitlearn::tools::{Cec, IcarusOutcome, Matching, Tool, abc_cec, run_icarus, yosys_counts};
+use common::{have, random_circuit, trained_iris};
+use std::path::{Path, PathBuf};
+
+type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
+
+fn epfl(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl").join(name)
+}
+
+/// Writes the Verilog and a bench over `inputs` into `dir` and runs Icarus.
+fn cosimulate(dir: &Path, n: &Netlist, p: &VerilogParams, inputs: &BitMatrix) -> Result<IcarusOutcome> {
+    let design = dir.join(format!("{}.v", n.names().model));
+    write_atomic(&design, to_verilog(n, p).as_bytes())?;
+    let files = write_testbench(dir, n, inputs, p.pipeline)?;
+    Ok(run_icarus(dir, &files.bench, &design, &files.module)?)
+}
+
+fn assert_pass(outcome: &IcarusOutcome, vectors: usize, what: &str) {
+    match outcome {
+        IcarusOutcome::Pass { vectors: v, .. } => assert_eq!(*v, vectors, "{what}"),
+        IcarusOutcome::Mismatch { report, log } => panic!("{what}: {report} ({})", log.display()),
+    }
+}
+
+#[test]
+fn icarus_matches_the_simulator_on_a_trained_model() -> Result {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let (bound, data) = trained_iris();
+    let n = Netlist::indexed("iris", bound);
+    // Every train and test example, then random inputs.
+    let inputs = concat_examples(&[&data, &random_inputs(n.circuit().n_inputs(), 256, 1)]);
+    for (lut_style, pipeline) in [(LutStyle::Table, 0), (LutStyle::Expr, 0), (LutStyle::Table, 2)] {
+        let p = VerilogParams { lut_style, pipeline };
+        assert_pass(&cosimulate(d.path(), &n, &p, &inputs)?, inputs.examples(), &format!("{p:?}"));
+    }
+    Ok(())
+}
+
+#[test]
+fn icarus_reports_a_wrong_expectation() -> Result {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let n = Netlist::indexed("g", random_circuit(3, 8, 40, false));
+    let p = VerilogParams::default();
+    assert_pass(&cosimulate(d.path(), &n, &p, &random_inputs(8, 256, 0))?, 256, "before tampering");
+    // Flip the last expected bit of vector 5: the bench must now fail.
+    let mem = d.path().join("g.mem");
+    let mut lines: Vec<String> = std::fs::read_to_string(&mem)?.lines().map(String::from).collect();
+    let last = lines[5].pop().ok_or("empty line")?;
+    lines[5].push(if last == '0' { '1' } else { '0' });
+    std::fs::write(&mem, lines.join("\n") + "\n")?;
+    let files_bench = d.path().join("g_tb.v");
+    match run_icarus(d.path(), &files_bench, &d.path().join("g.v"), "g_tb")? {
+        IcarusOutcome::Mismatch { report, .. } => {
+            assert!(report.contains("MISMATCH vector 5"), "{report}");
+            assert!(report.contains("FAIL: 1 of 256 vectors mismatched"), "{report}");
+        }
+        IcarusOutcome::Pass { .. } => panic!("a tampered vector passed"),
+    }
+    Ok(())
+}
+
+#[test]
+fn icarus_matches_the_simulator_on_random_and_epfl_circuits() -> Result {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    for seed in 0..4 {
+        let n = Netlist::indexed(&format!("r{seed}"), random_circuit(seed, 10, 80, true));
+        for (lut_style, pipeline) in [(LutStyle::Table, 0), (LutStyle::Expr, 3)] {
+            let p = VerilogParams { lut_style, pipeline };
+            assert_pass(
+                &cosimulate(d.path(), &n, &p, &random_inputs(10, 2000, 0))?,
+                1024,
+                &format!("r{seed} {p:?}"),
+            );
+        }
+    }
+    for name in ["ctrl", "int2float", "cavlc", "dec", "router"] {
+        let n = read_blif(&epfl(&format!("{name}.blif")))?;
+        let inputs = random_inputs(n.circuit().n_inputs(), 2048, 0);
+        assert_pass(&cosimulate(d.path(), &n, &VerilogParams::default(), &inputs)?, inputs.examples(), name);
+    }
+    Ok(())
+}
+
+#[test]
+fn abc_proves_the_exports_equivalent_to_the_originals() -> Result {
+    if !have(&[Tool::Abc]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let cec = |a: &str, b: &str, m: Matching| -> Result<Cec> {
+        Ok(abc_cec(d.path(), a, b, m, &d.path().join(format!("{a}-{b}.log")))?)
+    };
+    for name in ["ctrl", "int2float", "cavlc", "dec", "router"] {
+        for ext in ["blif", "aig"] {
+            let orig = format!("{name}.{ext}");
+            std::fs::copy(epfl(&orig), d.path().join(&orig))?;
+        }
+        let n = read_blif(&epfl(&format!("{name}.blif")))?;
+        write_atomic(
+            &d.path().join(format!("{name}.re.blif")),
+            to_blif(&n, &BlifParams::default()).as_bytes(),
+        )?;
+        write_atomic(&d.path().join(format!("{name}.re.aig")), &netlist_to_aiger(&n, AigerFormat::Binary))?;
+        // (ABC's generic reader does not open `.aag`; the round-trip tests cover it.)
+        for (a, b) in [("blif", "re.blif"), ("blif", "re.aig"), ("aig", "re.aig"), ("aig", "re.blif")] {
+            let (a, b) = (format!("{name}.{a}"), format!("{name}.{b}"));
+            assert_eq!(cec(&a, &b, Matching::Names)?, Cec::Equivalent, "{a} vs {b}");
+        }
+    }
+    // The trained model: BLIF and AIGER against the plain truth-table BLIF.
+    let n = Netlist::indexed("iris", trained_iris().0);
+    write_atomic(
+        &d.path().join("iris.ref.blif"),
+        to_blif(&n, &BlifParams { cover: CoverStyle::Minterms }).as_bytes(),
+    )?;
+    write_atomic(&d.path().join("iris.blif"), to_blif(&n, &BlifParams::default()).as_bytes())?;
+    write_atomic(&d.path().join("iris.aig"), &netlist_to_aiger(&n, AigerFormat::Binary))?;
+    for b in ["iris.blif", "iris.aig"] {
+        assert_eq!(cec("iris.ref.blif", b, Matching::Names)?, Cec::Equivalent, "{b}");
+    }
+    Ok(())
+}
+
+#[test]
+fn abc_finds_a_changed_output() -> Result {
+    if !have(&[Tool::Abc]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let n = read_blif(&epfl("ctrl.blif"))?;
+    // The same circuit with output 3 inverted.
+    let c = n.circuit();
+    let mut b = CircuitBuilder::<Bool>::new(0, c.n_inputs());
+    let inputs = b.args();
+    let mut outs = b.instantiate(c, &inputs)?;
+    outs[3] = b.not(outs[3]);
+    let mutant = Netlist::new(n.names().clone(), b.finish(outs)?)?;
+    std::fs::copy(epfl("ctrl.blif"), d.path().join("ctrl.blif"))?;
+    write_atomic(&d.path().join("mutant.aig"), &netlist_to_aiger(&mutant, AigerFormat::Binary))?;
+    match abc_cec(d.path(), "ctrl.blif", "mutant.aig", Matching::Names, &d.path().join("cec.log"))? {
+        Cec::NotEquivalent { report } => assert!(report.contains(&n.names().outputs[3]), "{report}"),
+        Cec::Equivalent => panic!("ABC calls a mutated circuit equivalent"),
+    }
+    Ok(())
+}
+
+#[test]
+fn yosys_maps_an_epfl_circuit() -> Result {
+    if !have(&[Tool::Yosys]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let n = read_blif(&epfl("int2float.blif"))?;
+    let v = d.path().join("int2float.v");
+    write_atomic(&v, to_verilog(&n, &VerilogParams::default()).as_bytes())?;
+    // The BLIF's model is named `top`, and so is the module.
+    let counts = yosys_counts(&v, &module_name(&n.names().model))?;
+    // The suite publishes 49 LUT-6 for int2float (ABC if -K 6).
+    assert!((20..=120).contains(&counts.lut6), "{counts:?}");
+    assert!(counts.sb_lut4 >= counts.lut6, "{counts:?}");
+    Ok(())
+}
