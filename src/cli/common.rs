@@ -29,6 +29,13 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
                 c.downcast_ref::<crate::pass::PassError>(),
                 Some(crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)
             )
+            || matches!(
+                c.downcast_ref::<crate::verify::cec::CecError>(),
+                Some(
+                    crate::verify::cec::CecError::Inputs { .. }
+                        | crate::verify::cec::CecError::Outputs { .. }
+                )
+            )
             || c.is::<BlifError>()
             || c.is::<AigerError>()
             || c.is::<NameError>()

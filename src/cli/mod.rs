@@ -1,9 +1,11 @@
 //! The `circuitlearn` command line: one file per subcommand, a shared error-to-exit-code
 //! policy (2 for bad input, 1 for a failed check or an I/O failure).
 
+mod cec;
 mod common;
 mod eval;
 mod export;
+mod opt;
 mod repro;
 mod train;
 mod verify;
@@ -32,6 +34,10 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Check a model's exports with Icarus, Yosys and ABC.
     Verify(verify::VerifyArgs),
+    /// Optimise any circuit file with a pass script.
+    Opt(opt::OptArgs),
+    /// Combinational equivalence of two circuit files (exit 0 equivalent, 1 not).
+    Cec(cec::CecArgs),
 }
 
 /// Runs the parsed command line.
@@ -45,6 +51,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Repro(a) => repro::run(&a),
         Command::Export(a) => export::run(&a),
         Command::Verify(a) => verify::run(&a),
+        Command::Opt(a) => opt::run(&a),
+        Command::Cec(a) => cec::run(&a),
     }
 }
 

@@ -1,0 +1,86 @@
+//! `circuitlearn opt`: run a pass script on any circuit file and write the result.
+
+use super::common::UsageError;
+use super::export::{export_to, format_of, load};
+use crate::aig::Aig;
+use crate::data;
+use crate::io::Netlist;
+use crate::io::verilog::VerilogParams;
+use crate::pass::{PassContext, parse_script, run_script};
+use anyhow::Context;
+use clap::Args;
+use std::path::PathBuf;
+
+/// Arguments of `opt`.
+#[derive(Debug, Args)]
+pub struct OptArgs {
+    /// Input circuit: .blif, .aig or .aag.
+    pub input: PathBuf,
+    /// Pass script, e.g. strash,fraig,balance (passes: constprop, sweep, strash, fraig, balance, dc).
+    #[arg(long, default_value = "strash,fraig")]
+    pub passes: String,
+    /// Output file; the format follows the extension (.blif, .aig, .aag, .v, .dot).
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// Prove every function-preserving pass equivalent (exhaustive simulation or SAT).
+    #[arg(long)]
+    pub check: bool,
+    /// Care set for `dc`: a PLA file whose input part has one column per circuit input.
+    #[arg(long)]
+    pub care: Option<String>,
+    /// Print one JSON object (the pass statistics) as the last line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Runs `opt`.
+///
+/// # Errors
+/// Unreadable input, unknown pass, `dc` without a fitting care set (exit 2); a pass
+/// found not equivalent under `--check`, or an unwritable output (exit 1).
+pub fn run(a: &OptArgs) -> anyhow::Result<()> {
+    let net = load(None, Some(&a.input), None)?;
+    let format = format_of(&a.output)?;
+    let care = match &a.care {
+        None => None,
+        Some(path) => {
+            let ds = data::load(path)?;
+            let data::Features::Bits(bits) = ds.features else {
+                return Err(
+                    UsageError(format!("{path}: the care set must be a PLA file (Boolean inputs)")).into()
+                );
+            };
+            if bits.rows() != net.circuit().n_inputs() {
+                return Err(UsageError(format!(
+                    "{path}: care set has {} inputs, the circuit {}",
+                    bits.rows(),
+                    net.circuit().n_inputs()
+                ))
+                .into());
+            }
+            Some(bits)
+        }
+    };
+    let script = parse_script(&a.passes, &PassContext { care })?;
+    let aig = Aig::from_circuit(net.circuit(), None);
+    let (out, stats) = run_script(&aig, &script, a.check)?;
+    let result = Netlist::new(net.names().clone(), out.to_circuit())?;
+    export_to(&a.output, &result, format, &VerilogParams::default())
+        .with_context(|| format!("writing {}", a.output.display()))?;
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "input": a.input, "output": a.output, "ands": out.n_ands(), "levels": out.depth(), "passes": stats })
+        );
+    } else {
+        for s in &stats {
+            let check = s.checked.as_deref().map_or(String::new(), |c| format!(", proven by {c}"));
+            println!(
+                "{:10} ANDs {:>8} -> {:<8} levels {:>4} -> {:<4} {:.3}s{check}",
+                s.pass, s.ands_before, s.ands_after, s.levels_before, s.levels_after, s.seconds
+            );
+        }
+        println!("wrote {} ({} ANDs, {} levels)", a.output.display(), out.n_ands(), out.depth());
+    }
+    Ok(())
+}
