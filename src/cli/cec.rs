@@ -39,7 +39,10 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
     let ga = Aig::from_circuit(na.circuit(), None);
     let gb = if a.by_position { Aig::from_circuit(nb.circuit(), None) } else { reorder_by_name(&na, &nb)? };
     let report = cec(&ga, &gb, &CecParams::default())?;
-    let method = format!("{:?}", report.method).to_lowercase();
+    let method = match report.method {
+        crate::verify::CecMethod::Exhaustive => "exhaustive".to_string(),
+        crate::verify::CecMethod::Sat => format!("sat/{}", crate::verify::solver::BACKEND),
+    };
     match &report.verdict {
         Verdict::Equivalent => {
             if a.json {

@@ -60,7 +60,9 @@ pub struct TrainArgs {
     /// Worker threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Pass script run on the trained circuit's AIG before counting AND nodes.
+    /// Pass script run on the trained circuit's AIG before counting AND nodes; `dc` uses
+    /// the training inputs as care set and changes the function outside it (train and
+    /// test accuracy after the passes are then reported too).
     #[arg(long, default_value = "strash,fraig")]
     pub passes: String,
     /// Build trained LUT cofactors of at most this many inputs as minimum AIGs (exact
@@ -117,6 +119,10 @@ pub struct Metrics {
     pub and_nodes: usize,
     /// The pass script and what each pass did.
     pub passes: Vec<crate::pass::PassStats>,
+    /// Train and test accuracy of the circuit after the passes, when a pass changed the
+    /// function (`dc`); otherwise absent (the passes are proven to preserve it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accuracy_after_passes: Option<(f64, f64)>,
     /// Trainable parameters.
     pub params: usize,
     /// Wall-clock seconds of training.
@@ -211,8 +217,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
     let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
     let lowered = Aig::from_circuit_with(&net.circuit, Some(&report.params), &lower);
-    let script = pass::parse_script(&a.passes, &pass::PassContext::default())?;
+    let script = pass::parse_script(&a.passes, &pass::PassContext { care: Some(x_train.clone()) })?;
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
+    // A pass that changes the function (dc) is judged by accuracy after it.
+    let after = script.iter().any(|p| !p.preserves_function()).then(|| {
+        let head = |x: &crate::lanes::BitMatrix| net.spec.head.predict(&aig.simulate(x), net.n_classes);
+        (accuracy(&head(&x_train), &train.labels), accuracy(&head(&x_test), &test.labels))
+    });
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
     let vectors = concat_examples(&[&x_train, &x_test]);
@@ -242,6 +253,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         gates: net.circuit.n_gates(),
         and_nodes: aig.n_ands(),
         passes: pass_stats,
+        accuracy_after_passes: after,
         params: net.n_params(),
         seconds,
         threads: rayon::current_num_threads(),

@@ -107,13 +107,13 @@ fn solve(f: TruthTable, r: usize) -> Option<Aig> {
     let n = f.n;
     let rows = 1usize << n;
     let mut pool = VarPool::default();
-    let mut s = rustsat_batsat::BasicSolver::default();
+    let mut s = crate::verify::solver::new_solver();
     // x[i][t]: value of node i on minterm t (t = 0 is always 0 and not encoded).
     let x: Vec<Vec<Var>> = (0..r).map(|_| (0..rows).map(|_| pool.fresh()).collect()).collect();
     // f[i][pq] for pq in 1..4 (f_00 = 0).
     let fv: Vec<[Var; 3]> = (0..r).map(|_| [pool.fresh(), pool.fresh(), pool.fresh()]).collect();
     let mut sel: Vec<Vec<(usize, usize, Var)>> = Vec::with_capacity(r);
-    let add = |s: &mut rustsat_batsat::BasicSolver, c: &[SatLit]| s.add_clause(clause(c)).is_ok();
+    let add = |s: &mut crate::verify::solver::Solver, c: &[SatLit]| s.add_clause(clause(c)).is_ok();
     // Value of signal j (input or earlier node) on minterm t: a constant or a literal.
     let val = |j: usize, t: usize| -> Result<bool, SatLit> {
         if j < n { Ok(t >> j & 1 == 1) } else { Err(x[j - n][t].pos_lit()) }

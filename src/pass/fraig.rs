@@ -54,7 +54,7 @@ impl Fraig {
         }
         let w = x.words();
         let v = aig.node_words(&x);
-        let mut solver = rustsat_batsat::BasicSolver::default();
+        let mut solver = crate::verify::solver::new_solver();
         let mut pool = VarPool::default();
         let zero = pool.fresh();
         let inputs: Vec<_> = (0..aig.n_inputs()).map(|_| pool.fresh()).collect();
@@ -73,7 +73,7 @@ impl Fraig {
                     let phase = phase ^ rep_phase;
                     let (a, b) = (node[n], if phase { !node[rep] } else { node[rep] });
                     // Equal iff both a & !b and !a & b are unsatisfiable.
-                    let differs = |s: &mut rustsat_batsat::BasicSolver, p, q| {
+                    let differs = |s: &mut crate::verify::solver::Solver, p, q| {
                         !matches!(s.solve_assumps(&[p, q]), Ok(SolverResult::Unsat))
                     };
                     if !differs(&mut solver, a, !b) && !differs(&mut solver, !a, b) {

@@ -176,7 +176,7 @@ fn sat(a: &Aig, b: &Aig) -> Result<Verdict, CecError> {
     if m.outputs().iter().all(|&l| l == crate::aig::Lit::FALSE) {
         return Ok(Verdict::Equivalent);
     }
-    let mut solver = rustsat_batsat::BasicSolver::default();
+    let mut solver = crate::verify::solver::new_solver();
     let mut pool = VarPool::default();
     let zero = pool.fresh();
     solver.add_clause(clause(&[zero.neg_lit()])).map_err(err)?;

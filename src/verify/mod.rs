@@ -3,5 +3,6 @@
 
 pub mod cec;
 pub mod cnf;
+pub mod solver;
 
 pub use cec::{CecMethod, CecParams, CecReport, Verdict, cec};
