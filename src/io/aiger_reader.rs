@@ -19,7 +19,7 @@ pub const MAX_VARIABLE: u64 = (u32::MAX as u64 - 1) / 2;
 
 /// Most inputs accepted (binary files store inputs implicitly, so their count is not
 /// bounded by the file size).
-pub const MAX_INPUTS: u64 = 1 << 24;
+pub const MAX_INPUTS: u64 = 1 << 20;
 
 /// Where in a file an error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
