@@ -204,6 +204,20 @@ impl Reader<'_> {
         Ok((v, line))
     }
 
+    /// `o` output lines, each a literal up to `max_lit`, with their line numbers.
+    fn outputs(&mut self, o: usize, max_lit: u32) -> Result<Vec<(u32, usize)>, AigerError> {
+        let mut outs = Vec::with_capacity(o);
+        for _ in 0..o {
+            let (v, line) = self.numbers(1, "an output literal")?;
+            if v[0] > max_lit {
+                let msg = format!("output literal {} exceeds the largest literal {max_lit}", v[0]);
+                return Err(self.err_line(line, msg));
+            }
+            outs.push((v[0], line));
+        }
+        Ok(outs)
+    }
+
     /// One binary delta (7 bits per byte, low group first).
     fn delta(&mut self) -> Result<u32, AigerError> {
         let start = self.pos;
@@ -225,16 +239,7 @@ impl Reader<'_> {
 
 fn binary_body(r: &mut Reader<'_>, i: usize, o: usize, a: usize) -> Result<(Aig, usize), AigerError> {
     let max_lit = 2 * (i + a) as u32 + 1;
-    let mut outs = Vec::with_capacity(o);
-    for _ in 0..o {
-        let (v, line) = r.numbers(1, "an output literal")?;
-        if v[0] > max_lit {
-            return Err(
-                r.err_line(line, format!("output literal {} exceeds the largest literal {max_lit}", v[0]))
-            );
-        }
-        outs.push(v[0]);
-    }
+    let outs = r.outputs(o, max_lit)?;
     let mut aig = Aig::new(i);
     let mut map: Vec<Lit> = Vec::with_capacity(1 + i + a);
     map.push(Lit::FALSE);
@@ -256,7 +261,7 @@ fn binary_body(r: &mut Reader<'_>, i: usize, o: usize, a: usize) -> Result<(Aig,
         let v = aig.and(lit(r0), lit(r1));
         map.push(v);
     }
-    for l in outs {
+    for (l, _) in outs {
         aig.add_output(Lit(map[(l >> 1) as usize].0 ^ (l & 1)));
     }
     Ok((aig, o))
@@ -283,16 +288,7 @@ fn ascii_body(r: &mut Reader<'_>, m: u32, i: usize, o: usize, a: usize) -> Resul
         let (v, line) = r.numbers(1, "an input literal")?;
         define(r, v[0], Def::Input(k), line)?;
     }
-    let mut outs = Vec::with_capacity(o);
-    for _ in 0..o {
-        let (v, line) = r.numbers(1, "an output literal")?;
-        if v[0] > max_lit {
-            return Err(
-                r.err_line(line, format!("output literal {} exceeds the largest literal {max_lit}", v[0]))
-            );
-        }
-        outs.push((v[0], line));
-    }
+    let outs = r.outputs(o, max_lit)?;
     let mut ands = Vec::with_capacity(a);
     for _ in 0..a {
         let (v, line) = r.numbers(3, "an AND line 'lhs rhs0 rhs1'")?;
