@@ -10,6 +10,7 @@ use crate::io::aiger_reader::read_aiger_netlist;
 use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
+use crate::io::netlist::model_name_from;
 use crate::io::testbench::{TestbenchError, random_inputs, write_testbench};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
@@ -169,9 +170,9 @@ pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) ->
                     );
                 }
             };
-            let stem = c.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let stem = c.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             let mut names = net.names().clone();
-            names.model = name.map(str::to_string).or(stem).unwrap_or(names.model);
+            names.model = model_name_from(name.unwrap_or(&stem));
             Netlist::new(names, net.into_circuit())?
         }
         _ => return Err(UsageError("give exactly one of --model and --circuit".into()).into()),

@@ -7,7 +7,7 @@
 //! of the file, so a header claiming 2^40 nodes fails at once. Errors name the file and
 //! the line (ASCII parts) or the byte offset (the binary AND section and after).
 
-use super::netlist::{Netlist, PortNames};
+use super::netlist::{Netlist, PortNames, model_name_from};
 use crate::aig::{Aig, Lit};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -81,7 +81,7 @@ pub enum AigerError {
 pub fn read_aiger(path: &Path) -> Result<(Aig, PortNames), AigerError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| AigerError::Io { file: file.clone(), source })?;
-    let model = path.file_stem().map_or_else(|| "top".into(), |s| s.to_string_lossy().into_owned());
+    let model = model_name_from(&path.file_stem().unwrap_or_default().to_string_lossy());
     parse_aiger(&bytes, &file, &model)
 }
 
@@ -388,8 +388,8 @@ fn symbols(
         let Some(k) = parsed.filter(|&k| k < count) else {
             return Err(at(r, format!("symbol '{text}' names no port ({count} of that kind)")));
         };
-        if name.is_empty() || name.chars().any(char::is_whitespace) {
-            return Err(at(r, format!("symbol name '{name}' is empty or contains white space")));
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c == '#') {
+            return Err(at(r, format!("symbol name '{name}' is empty or contains white space or '#'")));
         }
         if std::mem::replace(&mut given[k], true) {
             return Err(at(r, format!("port {kind}{k} is named twice")));
