@@ -79,3 +79,38 @@ fn epfl_blif_and_aiger_agree_and_round_trip() -> Result<(), Box<dyn std::error::
     }
     Ok(())
 }
+
+#[test]
+fn readers_survive_mutated_files() -> Result<(), Box<dyn std::error::Error>> {
+    use rand::{RngExt, SeedableRng};
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl");
+    let blif = std::fs::read(dir.join("ctrl.blif"))?;
+    let aig = std::fs::read(dir.join("ctrl.aig"))?;
+    let aag = netlist_to_aiger(&read_blif(&dir.join("ctrl.blif"))?, AigerFormat::Ascii);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    let mut errors = 0;
+    for round in 0..3000 {
+        let source = [&blif, &aig, &aag][round % 3];
+        let mut bytes = source.clone();
+        for _ in 0..rng.random_range(1..4) {
+            let at = rng.random_range(0..bytes.len());
+            match rng.random_range(0..4) {
+                0 => bytes[at] = rng.random(),
+                1 => bytes[at] = b"01-\n \\.x2"[rng.random_range(0..9)],
+                2 => bytes.truncate(at.max(1)),
+                _ => bytes.insert(at, rng.random()),
+            }
+        }
+        // Every outcome is fine except a panic; errors must name the file.
+        let err = match round % 3 {
+            0 => parse_blif(&String::from_utf8_lossy(&bytes), "m.blif").err().map(|e| e.to_string()),
+            _ => parse_aiger(&bytes, "m.aig", "m").err().map(|e| e.to_string()),
+        };
+        if let Some(e) = err {
+            assert!(e.starts_with("m."), "{e}");
+            errors += 1;
+        }
+    }
+    assert!(errors > 1000, "mutations should mostly break the files ({errors} errors)");
+    Ok(())
+}

@@ -10,6 +10,7 @@ use crate::io::aiger_reader::read_aiger_netlist;
 use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
+use crate::io::netlist::model_name_from;
 use crate::io::testbench::{TestbenchError, random_inputs, write_testbench};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
@@ -169,9 +170,9 @@ pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) ->
                     );
                 }
             };
-            let stem = c.file_stem().map(|s| s.to_string_lossy().into_owned());
+            let stem = c.file_stem().unwrap_or_default().to_string_lossy().into_owned();
             let mut names = net.names().clone();
-            names.model = name.map(str::to_string).or(stem).unwrap_or(names.model);
+            names.model = model_name_from(name.unwrap_or(&stem));
             Netlist::new(names, net.into_circuit())?
         }
         _ => return Err(UsageError("give exactly one of --model and --circuit".into()).into()),
@@ -249,8 +250,13 @@ impl TrainedExport {
     }
 }
 
+/// Gate evaluations (vectors times gates) the bench `train` writes may ask Icarus for:
+/// about five seconds of `vvp` on this machine. `verify --icarus` checks every vector.
+pub const TRAIN_BENCH_BUDGET: usize = 1 << 20;
+
 /// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` and a
-/// bench over `vectors` into `bench_dir`, and runs Icarus on it if `iverilog` is on PATH.
+/// bench into `bench_dir` over `vectors` (all of them, or evenly spaced ones within
+/// [`TRAIN_BENCH_BUDGET`], at least 256), and runs Icarus on it if `iverilog` is on PATH.
 ///
 /// # Errors
 /// Failure to bind or write the files. Tool problems are reported in the result.
@@ -262,14 +268,26 @@ pub fn export_trained(
     verilog_dir: &Path,
     bench_dir: &Path,
 ) -> anyhow::Result<TrainedExport> {
-    let net = Netlist::indexed(&module_name(name), bind_params(circuit, params)?);
     let module = module_name(name);
+    let net = Netlist::indexed(&module, bind_params(circuit, params)?);
     let verilog = verilog_dir.join(format!("{module}.v"));
     export_to(&verilog, &net, Format::Verilog, &VerilogParams::default())?;
+    let total = vectors.examples();
+    let keep = (TRAIN_BENCH_BUDGET / net.circuit().n_gates().max(1)).max(256);
+    let sample;
+    let vectors = if total > keep {
+        sample = vectors.select_examples(&(0..keep).map(|i| i * total / keep).collect::<Vec<_>>());
+        &sample
+    } else {
+        vectors
+    };
     let files = write_bench(bench_dir, &net, vectors, 0)?;
+    let of = if files.n_vectors < total { format!(" of {total}") } else { String::new() };
     let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
         (Ok(_), Ok(_)) => match run_icarus(bench_dir, &files.bench, &verilog, &files.module) {
-            Ok(IcarusOutcome::Pass { vectors, .. }) => ("pass", format!("Icarus: pass ({vectors} vectors)")),
+            Ok(IcarusOutcome::Pass { vectors, .. }) => {
+                ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))
+            }
             Ok(IcarusOutcome::Mismatch { log, .. }) => {
                 ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
             }

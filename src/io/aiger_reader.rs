@@ -7,7 +7,7 @@
 //! of the file, so a header claiming 2^40 nodes fails at once. Errors name the file and
 //! the line (ASCII parts) or the byte offset (the binary AND section and after).
 
-use super::netlist::{Netlist, PortNames};
+use super::netlist::{Netlist, PortNames, model_name_from};
 use crate::aig::{Aig, Lit};
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -19,7 +19,7 @@ pub const MAX_VARIABLE: u64 = (u32::MAX as u64 - 1) / 2;
 
 /// Most inputs accepted (binary files store inputs implicitly, so their count is not
 /// bounded by the file size).
-pub const MAX_INPUTS: u64 = 1 << 24;
+pub const MAX_INPUTS: u64 = 1 << 20;
 
 /// Where in a file an error is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ pub enum AigerError {
 pub fn read_aiger(path: &Path) -> Result<(Aig, PortNames), AigerError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| AigerError::Io { file: file.clone(), source })?;
-    let model = path.file_stem().map_or_else(|| "top".into(), |s| s.to_string_lossy().into_owned());
+    let model = model_name_from(&path.file_stem().unwrap_or_default().to_string_lossy());
     parse_aiger(&bytes, &file, &model)
 }
 
@@ -204,6 +204,20 @@ impl Reader<'_> {
         Ok((v, line))
     }
 
+    /// `o` output lines, each a literal up to `max_lit`, with their line numbers.
+    fn outputs(&mut self, o: usize, max_lit: u32) -> Result<Vec<(u32, usize)>, AigerError> {
+        let mut outs = Vec::with_capacity(o);
+        for _ in 0..o {
+            let (v, line) = self.numbers(1, "an output literal")?;
+            if v[0] > max_lit {
+                let msg = format!("output literal {} exceeds the largest literal {max_lit}", v[0]);
+                return Err(self.err_line(line, msg));
+            }
+            outs.push((v[0], line));
+        }
+        Ok(outs)
+    }
+
     /// One binary delta (7 bits per byte, low group first).
     fn delta(&mut self) -> Result<u32, AigerError> {
         let start = self.pos;
@@ -225,16 +239,7 @@ impl Reader<'_> {
 
 fn binary_body(r: &mut Reader<'_>, i: usize, o: usize, a: usize) -> Result<(Aig, usize), AigerError> {
     let max_lit = 2 * (i + a) as u32 + 1;
-    let mut outs = Vec::with_capacity(o);
-    for _ in 0..o {
-        let (v, line) = r.numbers(1, "an output literal")?;
-        if v[0] > max_lit {
-            return Err(
-                r.err_line(line, format!("output literal {} exceeds the largest literal {max_lit}", v[0]))
-            );
-        }
-        outs.push(v[0]);
-    }
+    let outs = r.outputs(o, max_lit)?;
     let mut aig = Aig::new(i);
     let mut map: Vec<Lit> = Vec::with_capacity(1 + i + a);
     map.push(Lit::FALSE);
@@ -256,7 +261,7 @@ fn binary_body(r: &mut Reader<'_>, i: usize, o: usize, a: usize) -> Result<(Aig,
         let v = aig.and(lit(r0), lit(r1));
         map.push(v);
     }
-    for l in outs {
+    for (l, _) in outs {
         aig.add_output(Lit(map[(l >> 1) as usize].0 ^ (l & 1)));
     }
     Ok((aig, o))
@@ -283,16 +288,7 @@ fn ascii_body(r: &mut Reader<'_>, m: u32, i: usize, o: usize, a: usize) -> Resul
         let (v, line) = r.numbers(1, "an input literal")?;
         define(r, v[0], Def::Input(k), line)?;
     }
-    let mut outs = Vec::with_capacity(o);
-    for _ in 0..o {
-        let (v, line) = r.numbers(1, "an output literal")?;
-        if v[0] > max_lit {
-            return Err(
-                r.err_line(line, format!("output literal {} exceeds the largest literal {max_lit}", v[0]))
-            );
-        }
-        outs.push((v[0], line));
-    }
+    let outs = r.outputs(o, max_lit)?;
     let mut ands = Vec::with_capacity(a);
     for _ in 0..a {
         let (v, line) = r.numbers(3, "an AND line 'lhs rhs0 rhs1'")?;
@@ -392,8 +388,8 @@ fn symbols(
         let Some(k) = parsed.filter(|&k| k < count) else {
             return Err(at(r, format!("symbol '{text}' names no port ({count} of that kind)")));
         };
-        if name.is_empty() || name.chars().any(char::is_whitespace) {
-            return Err(at(r, format!("symbol name '{name}' is empty or contains white space")));
+        if name.is_empty() || name.chars().any(|c| c.is_whitespace() || c == '#') {
+            return Err(at(r, format!("symbol name '{name}' is empty or contains white space or '#'")));
         }
         if std::mem::replace(&mut given[k], true) {
             return Err(at(r, format!("port {kind}{k} is named twice")));

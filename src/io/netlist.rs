@@ -31,12 +31,23 @@ pub enum NameError {
         /// Ports of the circuit.
         expected: usize,
     },
-    /// Empty or containing white space (netlist formats separate names by spaces).
-    #[error("port name {0:?} is empty or contains white space")]
+    /// Empty, or containing white space or `#` (netlist formats separate names by spaces;
+    /// BLIF comments start with `#`).
+    #[error("name {0:?} is empty or contains white space or '#'")]
     Malformed(String),
     /// Two ports share a name.
     #[error("port name {0:?} is used twice")]
     Duplicate(String),
+}
+
+/// A valid model name made from any text (a file stem, a run directory): white space
+/// and `#` become `_`; empty text becomes `top`.
+#[must_use]
+pub fn model_name_from(text: &str) -> String {
+    if text.is_empty() {
+        return "top".into();
+    }
+    text.chars().map(|c| if c.is_whitespace() || c == '#' { '_' } else { c }).collect()
 }
 
 impl PortNames {
@@ -50,8 +61,9 @@ impl PortNames {
         }
     }
 
-    /// Checks the names against a circuit's shape: one per port, no white space, no
-    /// name used twice, except that an output may carry the name of the input it is.
+    /// Checks the names against a circuit's shape: a model name and one name per port,
+    /// none empty or with white space or `#`, no port name used twice, except that an
+    /// output may carry the name of the input it is.
     ///
     /// # Errors
     /// [`NameError`] naming the first problem.
@@ -61,9 +73,13 @@ impl PortNames {
         };
         count("inputs", self.inputs.len(), n_inputs)?;
         count("outputs", self.outputs.len(), outputs.len())?;
+        let malformed = |n: &str| n.is_empty() || n.chars().any(|c| c.is_whitespace() || c == '#');
+        if malformed(&self.model) {
+            return Err(NameError::Malformed(self.model.clone()));
+        }
         let mut seen = std::collections::HashMap::new();
         for (i, name) in self.inputs.iter().enumerate() {
-            if name.is_empty() || name.chars().any(char::is_whitespace) {
+            if malformed(name) {
                 return Err(NameError::Malformed(name.clone()));
             }
             if seen.insert(name.as_str(), Some(i)).is_some() {
@@ -71,7 +87,7 @@ impl PortNames {
             }
         }
         for (name, w) in self.outputs.iter().zip(outputs) {
-            if name.is_empty() || name.chars().any(char::is_whitespace) {
+            if malformed(name) {
                 return Err(NameError::Malformed(name.clone()));
             }
             match seen.insert(name.as_str(), None) {
@@ -251,7 +267,11 @@ mod tests {
         assert_eq!(n.check(2, &outs), Err(NameError::Duplicate("x[1]".into())));
         n.outputs[0] = "a b".into();
         assert!(matches!(n.check(2, &outs), Err(NameError::Malformed(_))));
+        n.outputs[0] = "a#b".into();
+        assert!(matches!(n.check(2, &outs), Err(NameError::Malformed(_))));
         assert!(matches!(n.check(3, &outs), Err(NameError::Count { .. })));
+        assert_eq!(model_name_from("my run #2"), "my_run__2");
+        assert_eq!(model_name_from(""), "top");
         n.outputs[0] = "w17".into();
         assert_eq!(n.internal_prefix(), "w_");
     }

@@ -11,6 +11,7 @@ use circuitlearn::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use circuitlearn::tools::Tool;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use std::io::Write;
 
 /// Whether tests must fail instead of skipping when a tool is missing.
 pub fn tools_required() -> bool {
@@ -23,7 +24,13 @@ pub fn have(tools: &[Tool]) -> bool {
     for t in tools {
         if let Err(e) = t.find() {
             assert!(!tools_required(), "CIRCUITLEARN_REQUIRE_TOOLS=1, but {e}");
-            eprintln!("skipping: {e}");
+            // Straight to the process's stderr: the test harness hides captured output of
+            // passing tests, and a skip should be seen.
+            let _ = writeln!(
+                std::io::stderr(),
+                "{}: tool check skipped: {e}",
+                std::thread::current().name().unwrap_or("test")
+            );
             return false;
         }
     }
