@@ -109,3 +109,21 @@ fn cec_refuses_circuits_whose_names_differ() {
     let err = String::from_utf8_lossy(&c.stderr);
     assert!(err.contains("--by-position") && err.lines().count() == 1, "{err}");
 }
+
+#[test]
+fn export_applies_a_pass_script_and_stays_equivalent() {
+    let d = tempfile::tempdir().unwrap();
+    let src = epfl("int2float.blif");
+    let o = circuitlearn(
+        &["export", "--circuit", src.to_str().unwrap(), "--passes", "strash,fraig,balance", "-o", "p.blif"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let c = circuitlearn(&["cec", src.to_str().unwrap(), "p.blif"], d.path());
+    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stdout));
+    let bad = circuitlearn(
+        &["export", "--circuit", src.to_str().unwrap(), "--passes", "nope", "-o", "q.blif"],
+        d.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+}

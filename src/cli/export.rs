@@ -49,6 +49,10 @@ pub struct ExportArgs {
     /// Register stages in the Verilog (adds a `clk` port; latency N cycles).
     #[arg(long)]
     pub pipeline: Option<usize>,
+    /// Pass script applied before writing (e.g. strash,fraig,balance; see `opt`). The
+    /// circuit is then written as its AIG (AND/NOT gates) instead of LUTs.
+    #[arg(long)]
+    pub passes: Option<String>,
     /// Module / model name [default: the run directory's name, or the circuit file's stem].
     #[arg(long)]
     pub name: Option<String>,
@@ -102,7 +106,13 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
+    let mut net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
+    if let Some(script) = &a.passes {
+        let passes = crate::pass::parse_script(script, &crate::pass::PassContext::default())?;
+        let aig = crate::aig::Aig::from_circuit(net.circuit(), None);
+        let (out, _) = crate::pass::run_script(&aig, &passes, false)?;
+        net = Netlist::new(net.names().clone(), out.to_circuit())?;
+    }
     let vp = VerilogParams {
         lut_style: a.lut_style.map(LutStyle::from).unwrap_or_default(),
         pipeline: a.pipeline.unwrap_or(0),
