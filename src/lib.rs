@@ -2,6 +2,7 @@
 #![warn(missing_docs)]
 
 pub mod aig;
+pub mod bench;
 pub mod cat;
 pub mod circuit;
 pub mod cli;

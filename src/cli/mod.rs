@@ -1,6 +1,7 @@
 //! The `circuitlearn` command line: one file per subcommand, a shared error-to-exit-code
 //! policy (2 for bad input, 1 for a failed check or an I/O failure).
 
+mod bench;
 mod cec;
 mod common;
 mod eval;
@@ -38,6 +39,8 @@ pub enum Command {
     Opt(opt::OptArgs),
     /// Combinational equivalence of two circuit files (exit 0 equivalent, 1 not).
     Cec(cec::CecArgs),
+    /// Throughput figures of this machine.
+    Bench(bench::BenchArgs),
 }
 
 /// Runs the parsed command line.
@@ -53,6 +56,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Verify(a) => verify::run(&a),
         Command::Opt(a) => opt::run(&a),
         Command::Cec(a) => cec::run(&a),
+        Command::Bench(a) => bench::run(&a),
     }
 }
 
