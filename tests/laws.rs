@@ -174,7 +174,16 @@ proptest! {
         let p = EvalParams { tile_words: tw, parallel: tw != 1 };
         let generic = eval_lanes(&r, &inputs.vstack(&dy), &p);
         let fused = ReverseProgram::new(&c).eval(&inputs, &dy, &p);
-        prop_assert_eq!(fused, generic);
+        prop_assert_eq!(&fused, &generic);
+        // Parameters only: the same parameter rows, zero rows for the arguments.
+        let params = ReverseProgram::params_only(&c).eval(&inputs, &dy, &p);
+        for r in 0..7 {
+            if r < c.n_params() {
+                prop_assert_eq!(params.row(r), generic.row(r));
+            } else {
+                prop_assert_eq!(params.count_ones(r), 0);
+            }
+        }
     }
 }
 

@@ -171,7 +171,7 @@ impl WordReverse for Bool {
     fn reverse_words<'a>(
         &self,
         row: &impl Fn(usize) -> &'a [u64],
-        adj: &mut impl FnMut(usize) -> &'a mut [u64],
+        adj: &mut impl FnMut(usize) -> Option<&'a mut [u64]>,
         y: &[u64],
         dy: &[u64],
         tw: usize,
@@ -196,9 +196,10 @@ impl WordReverse for Bool {
             }
             Bool::Mux => {
                 let (s, a, c) = (row(0), row(1), row(2));
-                let t = adj(0);
-                for w in 0..tw {
-                    t[w] ^= dy[w] & (a[w] ^ c[w]);
+                if let Some(t) = adj(0) {
+                    for w in 0..tw {
+                        t[w] ^= dy[w] & (a[w] ^ c[w]);
+                    }
                 }
                 acc2(adj(1), dy, s, |d, x| d & !x);
                 acc2(adj(2), dy, s, |d, x| d & x);
@@ -208,11 +209,13 @@ impl WordReverse for Bool {
     }
 }
 
-/// `acc[w] ^= f(dy[w], x[w])` for every word.
+/// `acc[w] ^= f(dy[w], x[w])` for every word (nothing if the adjoint is not wanted).
 #[inline(always)]
-fn acc2(acc: &mut [u64], dy: &[u64], x: &[u64], f: impl Fn(u64, u64) -> u64) {
-    for ((a, &d), &v) in acc.iter_mut().zip(dy).zip(x) {
-        *a ^= f(d, v);
+fn acc2(acc: Option<&mut [u64]>, dy: &[u64], x: &[u64], f: impl Fn(u64, u64) -> u64) {
+    if let Some(acc) = acc {
+        for ((a, &d), &v) in acc.iter_mut().zip(dy).zip(x) {
+            *a ^= f(d, v);
+        }
     }
 }
 
@@ -222,11 +225,38 @@ fn acc2(acc: &mut [u64], dy: &[u64], x: &[u64], f: impl Fn(u64, u64) -> u64) {
 fn lut_reverse_words<'a>(
     k: u8,
     row: &impl Fn(usize) -> &'a [u64],
-    adj: &mut impl FnMut(usize) -> &'a mut [u64],
+    adj: &mut impl FnMut(usize) -> Option<&'a mut [u64]>,
     y: &[u64],
     dy: &[u64],
     tw: usize,
     scratch: &mut Vec<u64>,
+) {
+    let n = 1usize << k;
+    if (0..n).any(|s| adj(s).is_some()) {
+        lut_table_adjoints(k, row, adj, dy, tw);
+    }
+    let mut flipped = vec![0u64; tw];
+    for i in 0..k as usize {
+        let Some(_) = adj(n + i) else { continue };
+        let flip_row = |j: usize| if j < n { row(j ^ (1 << i)) } else { row(j) };
+        lut_words(k, &flip_row, tw, &mut flipped, scratch);
+        if let Some(a) = adj(n + i) {
+            for w in 0..tw {
+                a[w] ^= dy[w] & (y[w] ^ flipped[w]);
+            }
+        }
+    }
+}
+
+/// Table-entry adjoints of a LUT: entry `s` gets `dy & [x = s]` (entries whose adjoint
+/// nobody wants are skipped).
+#[inline(always)]
+fn lut_table_adjoints<'a>(
+    k: u8,
+    row: &impl Fn(usize) -> &'a [u64],
+    adj: &mut impl FnMut(usize) -> Option<&'a mut [u64]>,
+    dy: &[u64],
+    tw: usize,
 ) {
     let n = 1usize << k;
     // Decoder: after splitting on address bits k-1..i, entry j holds dy & [x_{k-1..i} = j].
@@ -246,18 +276,10 @@ fn lut_reverse_words<'a>(
         len *= 2;
     }
     for s in 0..n {
-        let a = adj(s);
-        for (x, d) in a.iter_mut().zip(&dec[s * tw..(s + 1) * tw]) {
-            *x ^= d;
-        }
-    }
-    let mut flipped = vec![0u64; tw];
-    for i in 0..k as usize {
-        let flip_row = |j: usize| if j < n { row(j ^ (1 << i)) } else { row(j) };
-        lut_words(k, &flip_row, tw, &mut flipped, scratch);
-        let a = adj(n + i);
-        for w in 0..tw {
-            a[w] ^= dy[w] & (y[w] ^ flipped[w]);
+        if let Some(a) = adj(s) {
+            for (x, d) in a.iter_mut().zip(&dec[s * tw..(s + 1) * tw]) {
+                *x ^= d;
+            }
         }
     }
 }

@@ -14,13 +14,14 @@ use rayon::prelude::*;
 /// A gate type with a fused reverse kernel (the lane form of its reverse rule).
 pub trait WordReverse: WordKernel {
     /// Adds this gate's contribution to the adjoint of each fan-in: `adj(i)` is fan-in
-    /// `i`'s adjoint row (`tw` words), to be XOR-ed (summed) into; `rows(i)` its forward
+    /// `i`'s adjoint row (`tw` words), to be XOR-ed (summed) into, or `None` when nobody
+    /// needs that adjoint (skip the work); `rows(i)` its forward
     /// value; `y` the gate's own forward value; `dy` its adjoint.
     #[allow(clippy::too_many_arguments)]
     fn reverse_words<'a>(
         &self,
         rows: &impl Fn(usize) -> &'a [u64],
-        adj: &mut impl FnMut(usize) -> &'a mut [u64],
+        adj: &mut impl FnMut(usize) -> Option<&'a mut [u64]>,
         y: &[u64],
         dy: &[u64],
         tw: usize,
@@ -38,9 +39,28 @@ pub struct ReverseProgram<S> {
 }
 
 impl<S: WordReverse> ReverseProgram<S> {
-    /// Prepares `f`.
+    /// Prepares `f` for the adjoints of all its inputs.
     #[must_use]
     pub fn new(f: &Circuit<S>) -> Self {
+        Self::with_targets(f, f.n_inputs())
+    }
+
+    /// Prepares `f` for the adjoints of its parameters only (the rows of the other inputs
+    /// come out zero): work on wires that no parameter feeds is skipped, such as the
+    /// address-bit adjoints of a first LUT layer.
+    #[must_use]
+    pub fn params_only(f: &Circuit<S>) -> Self {
+        Self::with_targets(f, f.n_params())
+    }
+
+    /// Adjoints wanted for inputs `0..targets`: a wire gets an adjoint row only if one of
+    /// them feeds it.
+    fn with_targets(f: &Circuit<S>, targets: usize) -> Self {
+        let mut fed = vec![false; f.n_wires()];
+        fed[..targets].fill(true);
+        for (g, _, fanins) in f.gates() {
+            fed[f.gate_wire(g).index()] = fanins.iter().any(|w| fed[w.index()]);
+        }
         // Reverse sweep order: outputs first, then gates from last to first. A wire's
         // adjoint is born at its first contribution and dies at its driver gate.
         let n = f.n_wires();
@@ -56,7 +76,9 @@ impl<S: WordReverse> ReverseProgram<S> {
             }
         };
         for w in f.outputs() {
-            take(w.index(), &mut slot, &mut free);
+            if fed[w.index()] {
+                take(w.index(), &mut slot, &mut free);
+            }
         }
         // Fan-ins take their slots before the gate's own slot is freed, so a gate's
         // adjoint row never aliases a fan-in's; a freed slot serves later-born adjoints.
@@ -67,7 +89,9 @@ impl<S: WordReverse> ReverseProgram<S> {
                 continue;
             }
             for w in f.fanins(g) {
-                take(w.index(), &mut slot, &mut free);
+                if fed[w.index()] {
+                    take(w.index(), &mut slot, &mut free);
+                }
             }
             free.push(slot[out]);
         }
@@ -227,6 +251,9 @@ impl<S: WordReverse> ReverseProgram<S> {
             op.eval_words(&rows, tw, out, scratch);
         }
         for (j, w) in c.outputs().iter().enumerate() {
+            if self.adj_slot[w.index()] == u32::MAX {
+                continue;
+            }
             let s = self.adj_slot[w.index()] as usize * tw;
             for (a, d) in adjs[s..s + (w1 - w0)].iter_mut().zip(&dy.row(j)[w0..w1]) {
                 *a ^= d;
@@ -248,9 +275,10 @@ impl<S: WordReverse> ReverseProgram<S> {
             let rows = |i: usize| &vals[fanins[i].index() * tw..fanins[i].index() * tw + tw];
             let adj_slot = &self.adj_slot;
             let mut adj = |i: usize| {
-                let a = adj_slot[fanins[i].index()] as usize * tw;
+                let a = adj_slot[fanins[i].index()];
                 // SAFETY: each call hands out one adjoint row, used before the next call.
-                unsafe { std::slice::from_raw_parts_mut(abase.add(a), tw) }
+                (a != u32::MAX)
+                    .then(|| unsafe { std::slice::from_raw_parts_mut(abase.add(a as usize * tw), tw) })
             };
             let y = &vals[out * tw..out * tw + tw];
             c.op(g).reverse_words(&rows, &mut adj, y, dy, tw, scratch);

@@ -3,17 +3,18 @@
 //! Two optimisers:
 //! - [`Optimizer::Rda`], faithful per-example RDA: examples one at a time, in order,
 //!   each applying `p <- p ^ R[f]((p, x), y ^ f(p, x))_P` through the [`rda_step`] circuit.
-//! - [`Optimizer::Votes`], batched RDA: the parameter gradient circuit `R[f]_P` is
-//!   evaluated bit-parallel on the whole batch and each parameter counts its votes
+//! - [`Optimizer::Votes`], batched RDA: `R[f]_P` is evaluated bit-parallel on the whole
+//!   batch (by the fused reverse kernel, which computes exactly what evaluating the
+//!   circuit `rdiff(f)` restricted to the parameters computes) and each parameter counts its votes
 //!   (popcounts over the lanes); see [`VoteParams`].
 
 use super::head::accuracy;
 use super::network::Network;
-use super::rda::{param_gradient, rda_step};
+use super::rda::rda_step;
 use super::spec::Head;
 use crate::circuit::Circuit;
 use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, Program, tail_mask};
+use crate::lanes::{BitMatrix, EvalParams, Program, ReverseProgram, tail_mask};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -200,10 +201,10 @@ impl Trainer {
         let mut state = match self.optimizer {
             Optimizer::Rda => State::Faithful(Program::new(&rda_step(&net.circuit))),
             Optimizer::Votes(v) => {
-                State::Votes(v, Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
+                State::Votes(v, Program::new(&net.circuit), ReverseProgram::params_only(&net.circuit))
             }
             Optimizer::Parity => {
-                State::Parity(Program::new(&net.circuit), Program::new(&param_gradient(&net.circuit)))
+                State::Parity(Program::new(&net.circuit), ReverseProgram::params_only(&net.circuit))
             }
         };
         let mut history = Vec::new();
@@ -257,8 +258,8 @@ impl Trainer {
 
 enum State {
     Faithful(Program<Bool>),
-    Votes(VoteParams, Program<Bool>, Program<Bool>),
-    Parity(Program<Bool>, Program<Bool>),
+    Votes(VoteParams, Program<Bool>, ReverseProgram<Bool>),
+    Parity(Program<Bool>, ReverseProgram<Bool>),
 }
 
 /// One batch of parity-aggregated RDA: `p <- p ^ sum_lanes R[f]((p, x), y ^ f(p, x))_P`
@@ -266,7 +267,7 @@ enum State {
 fn parity_batch(
     net: &Network,
     fwd: &Program<Bool>,
-    grad: &Program<Bool>,
+    grad: &ReverseProgram<Bool>,
     params: &mut [bool],
     inputs: &BitMatrix,
     labels: &[u32],
@@ -283,7 +284,7 @@ fn parity_batch(
             err.row_mut(j)[w] = o ^ t;
         }
     }
-    let d = grad.eval(&px.vstack(&err), &EvalParams::default());
+    let d = grad.eval(&px, &err, &EvalParams::default());
     let mut flips = 0;
     for (i, p) in params.iter_mut().enumerate() {
         if d.count_ones(i) % 2 == 1 {
@@ -334,7 +335,7 @@ fn faithful_epoch(
 fn vote_batch(
     net: &Network,
     fwd: &Program<Bool>,
-    grad: &Program<Bool>,
+    grad: &ReverseProgram<Bool>,
     v: &VoteParams,
     params: &mut [bool],
     inputs: &BitMatrix,
@@ -369,7 +370,7 @@ fn vote_batch(
     let counts: Vec<Vec<u64>> = dys
         .iter()
         .map(|dy| {
-            let d = grad.eval(&px.vstack(dy), &EvalParams::default());
+            let d = grad.eval(&px, dy, &EvalParams::default());
             (0..d.rows()).map(|r| d.count_ones(r)).collect()
         })
         .collect();
