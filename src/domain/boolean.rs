@@ -233,7 +233,7 @@ fn lut_reverse_words<'a>(
 ) {
     let n = 1usize << k;
     if (0..n).any(|s| adj(s).is_some()) {
-        lut_table_adjoints(k, row, adj, dy, tw);
+        lut_table_adjoints(k, row, adj, dy, tw, scratch);
     }
     let mut flipped = vec![0u64; tw];
     for i in 0..k as usize {
@@ -257,10 +257,12 @@ fn lut_table_adjoints<'a>(
     adj: &mut impl FnMut(usize) -> Option<&'a mut [u64]>,
     dy: &[u64],
     tw: usize,
+    dec: &mut Vec<u64>,
 ) {
     let n = 1usize << k;
     // Decoder: after splitting on address bits k-1..i, entry j holds dy & [x_{k-1..i} = j].
-    let mut dec = vec![0u64; n * tw];
+    dec.clear();
+    dec.resize(n * tw, 0);
     dec[..tw].copy_from_slice(dy);
     let mut len = 1;
     for bit in (0..k as usize).rev() {

@@ -168,35 +168,14 @@ impl<S: WordKernel> Program<S> {
     #[must_use]
     pub fn eval(&self, inputs: &BitMatrix, params: &EvalParams) -> BitMatrix {
         assert_eq!(inputs.rows(), self.n_inputs(), "one input row per circuit input");
-        let words = inputs.words();
-        let mut out = BitMatrix::zeros(self.n_outputs(), inputs.examples());
-        if words == 0 {
-            return out;
-        }
-        let tw = self.tile_words(params, words);
-        let n_tiles = words.div_ceil(tw);
-        let run = |scratch: &mut (Vec<u64>, Vec<u64>), t: usize| {
-            let w0 = t * tw;
-            let w1 = (w0 + tw).min(words);
-            self.tile(inputs, w0, w1, tw, scratch)
-        };
-        let tiles: Vec<Vec<u64>> = if params.parallel && n_tiles > 1 {
-            (0..n_tiles).into_par_iter().map_init(|| (Vec::new(), Vec::new()), run).collect()
-        } else {
-            let mut scratch = (Vec::new(), Vec::new());
-            (0..n_tiles).map(|t| run(&mut scratch, t)).collect()
-        };
-        for (t, tile) in tiles.iter().enumerate() {
-            let w0 = t * tw;
-            let w1 = (w0 + tw).min(words);
-            for r in 0..self.n_outputs() {
-                out.row_mut(r)[w0..w1].copy_from_slice(&tile[r * tw..r * tw + (w1 - w0)]);
-            }
-        }
-        for r in 0..self.n_outputs() {
-            out.clear_tail(r);
-        }
-        out
+        let tw = self.tile_words(params, inputs.words());
+        run_tiles(
+            self.n_outputs(),
+            inputs.examples(),
+            tw,
+            params.parallel,
+            |scratch: &mut (Vec<u64>, Vec<u64>), w0, w1| self.tile(inputs, w0, w1, tw, scratch),
+        )
     }
 
     /// Evaluates one tile (words `w0..w1`, padded to `tw`); returns `tw` words per output.
@@ -208,7 +187,8 @@ impl<S: WordKernel> Program<S> {
         tw: usize,
         (vals, scratch): &mut (Vec<u64>, Vec<u64>),
     ) -> Vec<u64> {
-        vals.clear();
+        // Every slot is written before it is read (stale words past `w1` in a partial
+        // tile only feed lanes that are never copied out), so no clearing between tiles.
         vals.resize(self.n_slots * tw, 0);
         for (r, &s) in self.input_slots.iter().enumerate() {
             let s = s as usize;
@@ -269,6 +249,41 @@ impl<S: WordKernel> Program<S> {
             op.eval_words(&rows, tw, out, scratch);
         }
     }
+}
+
+/// Runs `tile(scratch, w0, w1)` over the word ranges of `examples` lanes in tiles of
+/// `tw` words (on the rayon pool when `parallel`), each returning `tw` words for each of
+/// `rows` output rows, and assembles the rows. Scratch state is reused per thread.
+pub(super) fn run_tiles<B: Default + Send>(
+    rows: usize,
+    examples: usize,
+    tw: usize,
+    parallel: bool,
+    tile: impl Fn(&mut B, usize, usize) -> Vec<u64> + Sync,
+) -> BitMatrix {
+    let mut out = BitMatrix::zeros(rows, examples);
+    let words = out.words();
+    if words == 0 {
+        return out;
+    }
+    let n_tiles = words.div_ceil(tw);
+    let run = |scratch: &mut B, t: usize| tile(scratch, t * tw, ((t + 1) * tw).min(words));
+    let tiles: Vec<Vec<u64>> = if parallel && n_tiles > 1 {
+        (0..n_tiles).into_par_iter().map_init(B::default, run).collect()
+    } else {
+        let mut scratch = B::default();
+        (0..n_tiles).map(|t| run(&mut scratch, t)).collect()
+    };
+    for (t, tile) in tiles.iter().enumerate() {
+        let (w0, w1) = (t * tw, ((t + 1) * tw).min(words));
+        for r in 0..rows {
+            out.row_mut(r)[w0..w1].copy_from_slice(&tile[r * tw..r * tw + (w1 - w0)]);
+        }
+    }
+    for r in 0..rows {
+        out.clear_tail(r);
+    }
+    out
 }
 
 /// Evaluates `c` on every example (compiles a [`Program`] and runs it once).

@@ -6,10 +6,9 @@
 //! Forward values of every wire stay in the tile (the reverse rules read them); adjoint
 //! rows are allocated when a wire's last reader contributes and freed at its driver.
 
-use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, WordKernel};
+use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, WordKernel, run_tiles};
 use super::matrix::BitMatrix;
 use crate::circuit::{Circuit, GateId};
-use rayon::prelude::*;
 
 /// A gate type with a fused reverse kernel (the lane form of its reverse rule).
 pub trait WordReverse: WordKernel {
@@ -115,41 +114,20 @@ impl<S: WordReverse> ReverseProgram<S> {
         assert_eq!(inputs.rows(), c.n_inputs(), "one input row per circuit input");
         assert_eq!(dy.rows(), c.n_outputs(), "one adjoint row per circuit output");
         assert_eq!(inputs.examples(), dy.examples(), "inputs and adjoints cover the same examples");
-        let words = inputs.words();
-        let mut out = BitMatrix::zeros(c.n_inputs(), inputs.examples());
-        if words == 0 {
-            return out;
-        }
         let rows_per_tile = c.n_wires() + self.n_adj;
         let tw = if params.tile_words > 0 {
             params.tile_words
         } else {
             (TILE_BYTES / 8 / rows_per_tile.max(1)).clamp(1, MAX_TILE_WORDS)
         }
-        .min(words);
-        let n_tiles = words.div_ceil(tw);
-        let run = |buf: &mut (Vec<u64>, Vec<u64>, Vec<u64>), t: usize| {
-            let w0 = t * tw;
-            let w1 = (w0 + tw).min(words);
-            self.tile(inputs, dy, w0, w1, tw, buf)
-        };
-        let tiles: Vec<Vec<u64>> = if params.parallel && n_tiles > 1 {
-            (0..n_tiles).into_par_iter().map_init(|| (Vec::new(), Vec::new(), Vec::new()), run).collect()
-        } else {
-            let mut buf = (Vec::new(), Vec::new(), Vec::new());
-            (0..n_tiles).map(|t| run(&mut buf, t)).collect()
-        };
-        for (t, tile) in tiles.iter().enumerate() {
-            let w0 = t * tw;
-            let w1 = (w0 + tw).min(words);
-            for r in 0..c.n_inputs() {
-                out.row_mut(r)[w0..w1].copy_from_slice(&tile[r * tw..r * tw + (w1 - w0)]);
-            }
-        }
-        for r in 0..c.n_inputs() {
-            out.clear_tail(r);
-        }
-        out
+        .min(inputs.words().max(1));
+        run_tiles(
+            c.n_inputs(),
+            inputs.examples(),
+            tw,
+            params.parallel,
+            |buf: &mut (Vec<u64>, Vec<u64>, Vec<u64>), w0, w1| self.tile(inputs, dy, w0, w1, tw, buf),
+        )
     }
 
     fn tile(
@@ -162,9 +140,9 @@ impl<S: WordReverse> ReverseProgram<S> {
         (vals, adjs, scratch): &mut (Vec<u64>, Vec<u64>, Vec<u64>),
     ) -> Vec<u64> {
         let c = &self.circuit;
-        vals.clear();
+        // Forward rows are written before they are read; adjoint rows are zero between
+        // tiles (each is cleared when its wire's driver is done, the inputs' below).
         vals.resize(c.n_wires() * tw, 0);
-        adjs.clear();
         adjs.resize(self.n_adj * tw, 0);
         for r in 0..c.n_inputs() {
             vals[r * tw..r * tw + (w1 - w0)].copy_from_slice(&inputs.row(r)[w0..w1]);
@@ -189,6 +167,7 @@ impl<S: WordReverse> ReverseProgram<S> {
             if s != u32::MAX {
                 let s = s as usize * tw;
                 out[i * tw..(i + 1) * tw].copy_from_slice(&adjs[s..s + tw]);
+                adjs[s..s + tw].fill(0);
             }
         }
         out
