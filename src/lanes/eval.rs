@@ -194,38 +194,13 @@ impl<S: WordKernel> Program<S> {
             let s = s as usize;
             vals[s * tw..s * tw + (w1 - w0)].copy_from_slice(&inputs.row(r)[w0..w1]);
         }
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F, checked just above.
-                unsafe { self.gates_avx512(vals, tw, scratch) };
-            } else if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                unsafe { self.gates_avx2(vals, tw, scratch) };
-            } else {
-                self.gates(vals, tw, scratch);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        self.gates(vals, tw, scratch);
+        super::simd::best(|| self.gates(vals, tw, scratch));
         let mut out = Vec::with_capacity(self.n_outputs() * tw);
         for &s in &self.output_slots {
             let s = s as usize;
             out.extend_from_slice(&vals[s * tw..s * tw + tw]);
         }
         out
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    fn gates_avx512(&self, vals: &mut [u64], tw: usize, scratch: &mut Vec<u64>) {
-        self.gates(vals, tw, scratch);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    fn gates_avx2(&self, vals: &mut [u64], tw: usize, scratch: &mut Vec<u64>) {
-        self.gates(vals, tw, scratch);
     }
 
     /// Runs every gate over one tile held in `vals` (`tw` words per slot).

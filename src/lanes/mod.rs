@@ -4,6 +4,7 @@
 mod eval;
 pub mod matrix;
 mod reverse;
+mod simd;
 
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};

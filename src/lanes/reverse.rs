@@ -147,20 +147,7 @@ impl<S: WordReverse> ReverseProgram<S> {
         for r in 0..c.n_inputs() {
             vals[r * tw..r * tw + (w1 - w0)].copy_from_slice(&inputs.row(r)[w0..w1]);
         }
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                // SAFETY: the CPU supports AVX-512F, checked just above.
-                unsafe { self.sweep_avx512(vals, adjs, dy, w0, w1, tw, scratch) };
-            } else if std::arch::is_x86_feature_detected!("avx2") {
-                // SAFETY: the CPU supports AVX2, checked just above.
-                unsafe { self.sweep_avx2(vals, adjs, dy, w0, w1, tw, scratch) };
-            } else {
-                self.sweep(vals, adjs, dy, w0, w1, tw, scratch);
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        self.sweep(vals, adjs, dy, w0, w1, tw, scratch);
+        super::simd::best(|| self.sweep(vals, adjs, dy, w0, w1, tw, scratch));
         let mut out = vec![0u64; c.n_inputs() * tw];
         for i in 0..c.n_inputs() {
             let s = self.adj_slot[i];
@@ -171,38 +158,6 @@ impl<S: WordReverse> ReverseProgram<S> {
             }
         }
         out
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx512f")]
-    #[allow(clippy::too_many_arguments)]
-    fn sweep_avx512(
-        &self,
-        v: &mut [u64],
-        a: &mut [u64],
-        dy: &BitMatrix,
-        w0: usize,
-        w1: usize,
-        tw: usize,
-        s: &mut Vec<u64>,
-    ) {
-        self.sweep(v, a, dy, w0, w1, tw, s);
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    #[allow(clippy::too_many_arguments)]
-    fn sweep_avx2(
-        &self,
-        v: &mut [u64],
-        a: &mut [u64],
-        dy: &BitMatrix,
-        w0: usize,
-        w1: usize,
-        tw: usize,
-        s: &mut Vec<u64>,
-    ) {
-        self.sweep(v, a, dy, w0, w1, tw, s);
     }
 
     /// Forward over all gates, then the output adjoints, then the reverse sweep.

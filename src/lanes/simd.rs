@@ -1,0 +1,32 @@
+//! Runtime choice of the instruction set for the hot loops: the closure is compiled
+//! (inlined) three times, for AVX-512F, AVX2 and the portable baseline, and the best one
+//! the CPU supports runs.
+
+/// Runs `f` compiled for the widest vector extension this CPU has.
+#[inline(always)]
+pub(super) fn best<R>(f: impl FnOnce() -> R) -> R {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU supports AVX-512F, checked just above.
+            return unsafe { avx512(f) };
+        }
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            return unsafe { avx2(f) };
+        }
+    }
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f")]
+unsafe fn avx512<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn avx2<R>(f: impl FnOnce() -> R) -> R {
+    f()
+}
