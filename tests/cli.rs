@@ -58,6 +58,14 @@ fn repro_rda_iris_prints_the_published_figures() {
 }
 
 #[test]
+fn repro_polycirc_iris_prints_the_published_training_accuracy() {
+    let d = tempfile::tempdir().unwrap();
+    let out = circuitlearn(&["repro", "polycirc-iris", "--json"], d.path());
+    assert!(out.status.success());
+    assert_eq!(last_json(&out)["train_accuracy"], 0.96);
+}
+
+#[test]
 fn same_seed_gives_the_same_model_for_any_thread_count() {
     let d = tempfile::tempdir().unwrap();
     let run = |threads: &str, out: &str| {

@@ -61,3 +61,4 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 pub use common::{UsageError, exit_code};
+pub use repro::polycirc_iris_accuracy as repro_polycirc_iris;

@@ -3,6 +3,7 @@
 pub mod arith;
 pub mod bind;
 pub mod boolean;
+pub mod ring;
 
 pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};

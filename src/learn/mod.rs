@@ -1,6 +1,8 @@
 //! Learning: model specs, networks built from them, heads, RDA as lenses, the trainer.
 
+pub mod fixed;
 pub mod head;
+pub mod learner;
 pub mod network;
 pub mod rda;
 pub mod spec;

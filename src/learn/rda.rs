@@ -11,6 +11,7 @@
 //! the current value is right, and flips where the first outweighs the second: the sum in
 //! the saturating semiring rather than in Z2.
 
+use super::learner::{feedback, learner as generic_learner, step};
 use crate::cat::{Lens, rdiff};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::domain::{Bool, BoolBuild};
@@ -28,31 +29,26 @@ pub fn xor_loss(n: usize) -> Lens<Bool> {
 /// itself as the change of the prediction (the error `ŷ ^ y`).
 #[must_use]
 pub fn error_feedback(n: usize) -> Lens<Bool> {
-    Lens::new(Circuit::discard(n), Circuit::identity(n)).expect("arity by construction")
+    feedback(n)
 }
 
 /// The learner lens `P x (A, Y) -> 0` of a model `P x A -> B` under the XOR loss.
 #[must_use]
 pub fn learner(model: &Circuit<Bool>) -> Lens<Bool> {
     let n = model.n_outputs();
-    Lens::of(model.clone())
-        .tensor(&Lens::identity(n))
-        .then(&xor_loss(n))
-        .and_then(|l| l.then(&error_feedback(n)))
-        .expect("model, loss and learning rate compose")
+    generic_learner(model, &xor_loss(n), &error_feedback(n)).expect("model, loss and learning rate compose")
 }
 
 /// One step of faithful RDA as a circuit `P x (A, Y) -> P`: `p ^ dp` where `dp` is the
 /// learner's backward map restricted to the parameters.
 #[must_use]
 pub fn rda_step(model: &Circuit<Bool>) -> Circuit<Bool> {
-    let l = learner(model);
     let np = model.n_params();
-    let mut b = CircuitBuilder::<Bool>::new(np, model.n_args() + model.n_outputs());
-    let ins: Vec<_> = b.params().into_iter().chain(b.args()).collect();
-    let d = b.instantiate(l.changes(), &ins).expect("arity by construction");
-    let out = (0..np).map(|i| b.xor(ins[i], d[i])).collect();
-    b.finish(out).expect("RDA step is valid").pruned()
+    let mut b = CircuitBuilder::<Bool>::new(0, 2 * np);
+    let a = b.args();
+    let out = (0..np).map(|i| b.xor(a[i], a[np + i])).collect();
+    let xor_update = b.finish(out).expect("xor update is valid");
+    step(&learner(model), np, &xor_update).expect("update fits the parameters")
 }
 
 /// `R[f]` restricted to the parameters: `(P, A, dB) -> dP`, with dead gates removed.
