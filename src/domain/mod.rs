@@ -2,6 +2,7 @@
 
 pub mod arith;
 pub mod bind;
+pub mod blast;
 pub mod boolean;
 pub mod ring;
 

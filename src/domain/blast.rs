@@ -1,0 +1,194 @@
+//! Bit-blasting: a polynomial circuit over `Z_(2^K)` as a Boolean circuit, each ring wire
+//! becoming `K` Boolean wires (least significant bit first), so BLIF/AIGER export, Icarus
+//! co-simulation and SAT equivalence apply to ring models too.
+//!
+//! Add and sub are ripple-carry, multiply is shift-and-add truncated to `K` bits, negate
+//! is complement-and-increment, the shift is wiring with sign extension, clip compares
+//! in two's complement.
+
+use super::arith::full_adder;
+use super::boolean::{Bool, BoolBuild};
+use super::ring::{Poly, PolyOp, Ring, Z2k};
+use crate::circuit::{Circuit, CircuitBuilder, WireId};
+
+/// The bit-level circuit of `c`: inputs `i * K + b` is bit `b` of input `i` (the
+/// parameter block scales the same way), output `j * K + b` bit `b` of output `j`.
+///
+/// # Panics
+/// If `K` is 0 or above 64.
+#[must_use]
+pub fn bit_blast<const K: u32>(c: &Circuit<Poly<Z2k<K>>>) -> Circuit<Bool> {
+    assert!((1..=64).contains(&K), "1 <= K <= 64");
+    let k = K as usize;
+    let mut b = CircuitBuilder::<Bool>::new(c.n_params() * k, c.n_args() * k);
+    let all: Vec<WireId> = b.params().into_iter().chain(b.args()).collect();
+    let (zero, one) = (b.constant(false), b.constant(true));
+    let mut words: Vec<Vec<WireId>> = all.chunks(k).map(<[WireId]>::to_vec).collect();
+    for (_, op, fanins) in c.gates() {
+        let x: Vec<&Vec<WireId>> = fanins.iter().map(|w| &words[w.index()]).collect();
+        let out = match op.op {
+            PolyOp::Const(v) => {
+                let v = Z2k::<K>::reduce(v);
+                (0..k).map(|i| if v >> i & 1 == 1 { one } else { zero }).collect()
+            }
+            PolyOp::Add => add(&mut b, x[0], x[1], zero),
+            PolyOp::Sub => {
+                let nb: Vec<WireId> = x[1].iter().map(|&w| b.not(w)).collect();
+                add(&mut b, x[0], &nb, one)
+            }
+            PolyOp::Neg => {
+                let na: Vec<WireId> = x[0].iter().map(|&w| b.not(w)).collect();
+                let zeros = vec![zero; k];
+                add(&mut b, &na, &zeros, one)
+            }
+            PolyOp::Mul => mul(&mut b, x[0], x[1], zero),
+            PolyOp::Shr(s) => (0..k).map(|i| x[0][(i + s as usize).min(k - 1)]).collect(),
+            PolyOp::Clip(lo, hi) => clip::<K>(&mut b, x[0], lo, hi.max(lo), zero, one),
+        };
+        words.push(out);
+    }
+    let outs = c.outputs().iter().flat_map(|w| words[w.index()].clone()).collect();
+    b.finish(outs).expect("bit-blasted circuit is valid").pruned()
+}
+
+/// `a + b + cin` truncated to the width of `a`.
+fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) -> Vec<WireId> {
+    let mut carry = cin;
+    x.iter()
+        .zip(y)
+        .map(|(&p, &q)| {
+            let (s, c) = full_adder(b, p, q, carry);
+            carry = c;
+            s
+        })
+        .collect()
+}
+
+/// `x * y` truncated to the width of `x`: the sum of `(x << i) & y_i`.
+fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
+    let k = x.len();
+    let mut acc = vec![zero; k];
+    for (i, &yi) in y.iter().enumerate() {
+        let mut row = vec![zero; k];
+        for j in 0..k - i {
+            row[i + j] = b.and(x[j], yi);
+        }
+        acc = add(b, &acc, &row, zero);
+    }
+    acc
+}
+
+/// `x < y` for two's complement words of equal width.
+fn signed_less(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], one: WireId) -> WireId {
+    let ny: Vec<WireId> = y.iter().map(|&w| b.not(w)).collect();
+    let d = add(b, x, &ny, one);
+    let k = x.len();
+    let (sx, sy, sd) = (x[k - 1], y[k - 1], d[k - 1]);
+    // Overflow when the operands' signs differ and the difference's sign differs from x's.
+    let signs_differ = b.xor(sx, sy);
+    let flipped = b.xor(sd, sx);
+    let overflow = b.and(signs_differ, flipped);
+    b.xor(sd, overflow)
+}
+
+fn constant_word<const K: u32>(v: i64, zero: WireId, one: WireId) -> Vec<WireId> {
+    let u = Z2k::<K>::from_signed(v);
+    (0..K as usize).map(|i| if u >> i & 1 == 1 { one } else { zero }).collect()
+}
+
+/// The signed reading clipped to `[lo, hi]` (with `lo <= hi`).
+fn clip<const K: u32>(
+    b: &mut CircuitBuilder<Bool>,
+    x: &[WireId],
+    lo: i64,
+    hi: i64,
+    zero: WireId,
+    one: WireId,
+) -> Vec<WireId> {
+    let (min, max) = (Z2k::<K>::signed(1 << (K - 1)), Z2k::<K>::signed((1u64 << (K - 1)) - 1));
+    if lo > max {
+        return constant_word::<K>(lo, zero, one);
+    }
+    let mut v = x.to_vec();
+    if lo > min {
+        let l = constant_word::<K>(lo, zero, one);
+        let below = signed_less(b, &v, &l, one);
+        v = v.iter().zip(&l).map(|(&a, &c)| b.mux(below, a, c)).collect();
+    }
+    if hi < max {
+        let h = constant_word::<K>(hi, zero, one);
+        let above = signed_less(b, &h, &v, one);
+        v = v.iter().zip(&h).map(|(&a, &c)| b.mux(above, a, c)).collect();
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::ring::PolyBuild;
+
+    fn words_to_bits(words: &[u64], k: usize) -> Vec<bool> {
+        words.iter().flat_map(|&w| (0..k).map(move |i| w >> i & 1 == 1)).collect()
+    }
+
+    /// Every operation, exhaustively over two 4-bit inputs.
+    #[test]
+    fn each_operation_matches_the_word_semantics_exhaustively() {
+        type R = Z2k<4>;
+        let ops = [
+            PolyOp::Add,
+            PolyOp::Sub,
+            PolyOp::Neg,
+            PolyOp::Mul,
+            PolyOp::Const(11),
+            PolyOp::Shr(1),
+            PolyOp::Shr(3),
+            PolyOp::Clip(-3, 5),
+            PolyOp::Clip(-20, 2),
+            PolyOp::Clip(9, 12),
+        ];
+        for op in ops {
+            let mut b = CircuitBuilder::<Poly<R>>::new(0, 2);
+            let a = b.args();
+            let n = crate::circuit::Signature::arity(&Poly::<R>::new(op));
+            let y = b.poly(op, &a[..n]);
+            let c = b.finish(vec![y]).unwrap();
+            let blasted = bit_blast(&c);
+            for v in 0..256u64 {
+                let words = [v & 15, v >> 4];
+                let want = c.eval_one(&words);
+                assert_eq!(
+                    blasted.eval_one(&words_to_bits(&words, 4)),
+                    words_to_bits(&want, 4),
+                    "{op:?} on {words:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_fixed_point_step_circuit_blasts_exactly() {
+        use crate::learn::fixed::{clipped_displacement, fixed_gd, linear};
+        use crate::learn::learner::{displacement, feedback, learner, step};
+        type R = Z2k<16>;
+        let model = linear::<R>(2, 2);
+        let zero = |b: &mut CircuitBuilder<Poly<R>>| b.poly(PolyOp::Const(0), &[]);
+        let loss = displacement(clipped_displacement::<R>(2, 4), zero).unwrap();
+        let lens = learner(&model, &loss, &feedback(2)).unwrap();
+        let s = step(&lens, 4, &fixed_gd::<R>(4, 4, 2)).unwrap();
+        let blasted = bit_blast(&s);
+        let mut x = 0x1234_5678_9abc_def0u64;
+        for _ in 0..200 {
+            let words: Vec<u64> = (0..s.n_inputs())
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    R::reduce(x)
+                })
+                .collect();
+            assert_eq!(blasted.eval_one(&words_to_bits(&words, 16)), words_to_bits(&s.eval_one(&words), 16));
+        }
+    }
+}
