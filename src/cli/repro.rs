@@ -106,64 +106,12 @@ fn rda_iris(json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Training accuracy of the yarrow-polycirc Iris demo reproduced in `Z_(2^64)`: a 3x4
-/// linear layer without bias in 10-bit fixed point (inputs and one-hot labels scaled by
-/// 2^10 and truncated), parameters from zero, the clipped displacement loss, fixed-point
-/// gradient descent with learning rate 2^-7, 60 passes over the 150 rows in the
-/// class-interleaving order 0, 50, 100, 1, 51, 101, ...; the class is the argmax of the
-/// outputs (first on ties), scored on all 150 rows.
+/// Training accuracy of the yarrow-polycirc Iris demo ([`crate::learn::fixed::polycirc_iris`]).
 ///
 /// # Errors
 /// Only if the embedded data were unreadable.
 pub fn polycirc_iris_accuracy() -> anyhow::Result<f64> {
-    use crate::circuit::Circuit;
-    use crate::domain::ring::{Poly, Ring, Z2k};
-    use crate::learn::fixed::{clipped_displacement, fixed_gd, linear};
-    use crate::learn::learner::{displacement, feedback, learner, step};
-    type R = Z2k<64>;
-    const NBITS: u8 = 10;
-    let one = 1i64 << NBITS;
-    let iris = data::load("iris")?;
-    let data::Features::Real { values, n_features, .. } = &iris.features else {
-        anyhow::bail!("iris has numeric features");
-    };
-    let x: Vec<Vec<u64>> = values
-        .chunks(*n_features)
-        .map(|row| row.iter().map(|&v| R::from_signed((v * one as f64) as i64)).collect())
-        .collect();
-    let y: Vec<Vec<u64>> = iris
-        .labels
-        .iter()
-        .map(|&l| (0..3).map(|c| if c == l { R::from_signed(one) } else { 0 }).collect())
-        .collect();
-    let model: Circuit<Poly<R>> = linear(3, 4);
-    let zero = |b: &mut crate::circuit::CircuitBuilder<Poly<R>>| {
-        use crate::domain::ring::{PolyBuild, PolyOp};
-        b.poly(PolyOp::Const(0), &[])
-    };
-    let loss = displacement(clipped_displacement::<R>(3, NBITS), zero)?;
-    let lens = learner(&model, &loss, &feedback(3))?;
-    let step_circuit = step(&lens, 12, &fixed_gd::<R>(12, NBITS, one >> 7))?;
-    let n = x.len();
-    let order: Vec<usize> = (0..n).map(|j| (j % 3) * 50 + j / 3).collect();
-    let mut p = vec![0u64; 12];
-    for j in 0..n * 60 {
-        let i = order[j % n];
-        let mut inputs = p.clone();
-        inputs.extend_from_slice(&x[i]);
-        inputs.extend_from_slice(&y[i]);
-        p = step_circuit.eval_one(&inputs);
-    }
-    let correct = (0..n)
-        .filter(|&i| {
-            let mut inputs = p.clone();
-            inputs.extend_from_slice(&x[i]);
-            let out: Vec<i64> = model.eval_one(&inputs).into_iter().map(R::signed).collect();
-            let best = (0..3).fold(0, |b, c| if out[c] > out[b] { c } else { b });
-            best == iris.labels[i] as usize
-        })
-        .count();
-    Ok(correct as f64 / n as f64)
+    Ok(crate::learn::fixed::polycirc_iris(&data::load("iris")?)?.train_accuracy)
 }
 
 fn polycirc_iris(json: bool) -> anyhow::Result<()> {

@@ -211,6 +211,25 @@ impl<R: Ring> ReverseRules for Poly<R> {
     }
 }
 
+/// Folds a parameter vector into a polynomial circuit: the parameters become constants
+/// and the result has no parameter block.
+///
+/// # Errors
+/// [`ArityMismatch`](crate::error::ArityMismatch) unless there is one value per parameter.
+pub fn bind_ring_params<R: Ring>(
+    c: &crate::circuit::Circuit<Poly<R>>,
+    params: &[u64],
+) -> Result<crate::circuit::Circuit<Poly<R>>, crate::error::ArityMismatch> {
+    if params.len() != c.n_params() {
+        return Err(crate::error::ArityMismatch { left: params.len(), right: c.n_params() });
+    }
+    let mut b = CircuitBuilder::<Poly<R>>::new(0, c.n_args());
+    let mut ins: Vec<WireId> = params.iter().map(|&v| b.poly(PolyOp::Const(R::reduce(v)), &[])).collect();
+    ins.extend(b.args());
+    let out = b.instantiate(c, &ins)?;
+    Ok(b.finish(out).expect("binding keeps a circuit valid"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

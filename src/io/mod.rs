@@ -12,6 +12,7 @@ pub mod model_file;
 pub mod netlist;
 pub mod testbench;
 pub mod verilog;
+pub mod verilog_ring;
 
 pub use atomic::{write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};
