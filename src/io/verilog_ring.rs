@@ -64,7 +64,7 @@ pub fn z2k_verilog<const K: u32>(c: &Circuit<Poly<Z2k<K>>>, module: &str) -> Str
                 }
             }
         };
-        let _ = writeln!(s, "  wire [{}:0] {} = {expr};", k - 1, format!("w{}", c.gate_wire(g).0));
+        let _ = writeln!(s, "  wire [{}:0] w{} = {expr};", k - 1, c.gate_wire(g).0);
     }
     for (j, w) in c.outputs().iter().enumerate() {
         let _ = writeln!(s, "  assign y[{}+:{K}] = w{};", j * k, w.0);
