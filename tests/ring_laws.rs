@@ -133,3 +133,57 @@ fn polycirc_iris_repro_reaches_the_published_96_percent() {
     let acc = circuitlearn::cli::repro_polycirc_iris().unwrap();
     assert!((acc - 0.96).abs() < 1e-9, "{acc}");
 }
+
+/// The saturating semiring `Sat_1000` (add, multiply, constants): the same laws.
+mod sat {
+    use super::*;
+    use circuitlearn::domain::sat::{Sat, SatOp};
+    type S = Sat<1000>;
+
+    fn build_sat(r: &Recipe, n_params: usize, n_args: usize) -> Circuit<S> {
+        let mut b = CircuitBuilder::<S>::new(n_params, n_args);
+        let mut wires = (n_params + n_args) as u32;
+        for &(code, a, c, k) in &r.gates {
+            let op = match code % 3 {
+                0 => SatOp::Add,
+                1 => SatOp::Mul,
+                _ => SatOp::Const(k % 1200),
+            };
+            let fanins: Vec<WireId> =
+                [a, c][..Sat::<1000>(op).arity()].iter().map(|p| WireId(p % wires.max(1))).collect();
+            b.gate(Sat(op), &fanins);
+            wires += 1;
+        }
+        b.finish(r.outs.iter().map(|p| WireId(p % wires)).collect()).unwrap()
+    }
+
+    fn vals(seed: u64, n: usize) -> Vec<u64> {
+        (0..n as u64)
+            .map(|i| (seed.wrapping_add(i).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 40) % 1001)
+            .collect()
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+        #[test]
+        fn chain(f in recipe(10, 3), g in recipe(10, 2), s in any::<u64>()) {
+            let (f, g) = (build_sat(&f, 2, 3), build_sat(&g, 1, 3));
+            let (whole, parts) = (rdiff(&f.then(&g).unwrap()), Lens::of(f).then(&Lens::of(g)).unwrap().rev);
+            for t in 0..16 {
+                let x = vals(s ^ t, whole.n_inputs());
+                prop_assert_eq!(whole.eval_one(&x), parts.eval_one(&x));
+            }
+        }
+
+        #[test]
+        fn linearity(f in recipe(12, 3), s in any::<u64>()) {
+            let r = rdiff(&build_sat(&f, 1, 3));
+            let x = vals(s, 4);
+            let (d1, d2, a) = (vals(s ^ 1, 3), vals(s ^ 2, 3), (s >> 9) % 1001);
+            let run = |d: &[u64]| { let mut v = x.clone(); v.extend_from_slice(d); r.eval_one(&v) };
+            let mixed: Vec<u64> = d1.iter().zip(&d2).map(|(&p, &q)| S::add(S::mul(a, p), q)).collect();
+            let want: Vec<u64> = run(&d1).iter().zip(run(&d2)).map(|(&p, q)| S::add(S::mul(a, p), q)).collect();
+            prop_assert_eq!(run(&mixed), want);
+        }
+    }
+}

@@ -5,6 +5,7 @@ pub mod bind;
 pub mod blast;
 pub mod boolean;
 pub mod ring;
+pub mod sat;
 
 pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};
