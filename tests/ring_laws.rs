@@ -86,6 +86,18 @@ fn linear_in_dy<R: Ring>(f: &Recipe, s: u64) -> bool {
     run(&mixed) == want
 }
 
+/// Word-lane evaluation (one example per word, tiled) agrees with one-example evaluation.
+fn lanes_agree<R: Ring>(f: &Recipe, s: u64, n: usize, tw: usize) -> bool {
+    use circuitlearn::lanes::{EvalParams, Program, WordMatrix};
+    let c = build::<R>(f, 1, 3);
+    let examples: Vec<Vec<u64>> = (0..n).map(|e| values::<R>(s ^ e as u64, 4)).collect();
+    let out = Program::new(&c).eval_words(
+        &WordMatrix::from_examples(4, &examples),
+        &EvalParams { tile_words: tw, parallel: tw.is_multiple_of(2) },
+    );
+    examples.iter().enumerate().all(|(e, x)| out.example(e) == c.eval_one(x))
+}
+
 macro_rules! ring_laws {
     ($name:ident, $ring:ty) => {
         mod $name {
@@ -107,6 +119,10 @@ macro_rules! ring_laws {
                 #[test]
                 fn linearity(f in recipe(12, 3), s in any::<u64>()) {
                     prop_assert!(linear_in_dy::<$ring>(&f, s));
+                }
+                #[test]
+                fn word_lanes(f in recipe(20, 3), s in any::<u64>(), n in 1usize..300, tw in 0usize..5) {
+                    prop_assert!(lanes_agree::<$ring>(&f, s, n, tw));
                 }
             }
         }

@@ -14,6 +14,7 @@
 
 use crate::cat::ReverseRules;
 use crate::circuit::{CircuitBuilder, Semantics, Signature, WireId};
+use crate::lanes::WordKernel;
 use std::fmt::Debug;
 use std::hash::Hash;
 use std::marker::PhantomData;
@@ -167,6 +168,44 @@ impl<R: Ring> Semantics<u64> for Poly<R> {
             PolyOp::Shr(k) => R::from_signed(R::signed(x[0]) >> k),
             PolyOp::Clip(lo, hi) => R::from_signed(R::signed(x[0]).clamp(lo, hi.max(lo))),
         }
+    }
+}
+
+impl<R: Ring> WordKernel for Poly<R> {
+    /// One example per word (see [`WordMatrix`](crate::lanes::WordMatrix)).
+    #[inline(always)]
+    fn eval_words<'a>(
+        &self,
+        row: &impl Fn(usize) -> &'a [u64],
+        _tw: usize,
+        out: &mut [u64],
+        _s: &mut Vec<u64>,
+    ) {
+        match self.op {
+            PolyOp::Const(c) => out.fill(R::reduce(c)),
+            PolyOp::Add => map2(out, row(0), row(1), R::add),
+            PolyOp::Sub => map2(out, row(0), row(1), |a, b| R::add(a, R::neg(b))),
+            PolyOp::Mul => map2(out, row(0), row(1), R::mul),
+            PolyOp::Neg => map1(out, row(0), R::neg),
+            PolyOp::Shr(k) => map1(out, row(0), |a| R::from_signed(R::signed(a) >> k)),
+            PolyOp::Clip(lo, hi) => map1(out, row(0), |a| R::from_signed(R::signed(a).clamp(lo, hi.max(lo)))),
+        }
+    }
+}
+
+/// `out[i] = f(a[i])`.
+#[inline(always)]
+pub(crate) fn map1(out: &mut [u64], a: &[u64], f: impl Fn(u64) -> u64) {
+    for (o, &x) in out.iter_mut().zip(a) {
+        *o = f(x);
+    }
+}
+
+/// `out[i] = f(a[i], b[i])`.
+#[inline(always)]
+pub(crate) fn map2(out: &mut [u64], a: &[u64], b: &[u64], f: impl Fn(u64, u64) -> u64) {
+    for ((o, &x), &y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
     }
 }
 

@@ -6,8 +6,10 @@
 //! is no negation, so the generators are add, multiply and constants. Reverse rules as for
 //! rings: add <-> copy (sum), mul `(x0, x1, dy) -> (x1 dy, x0 dy)`, constants -> discard.
 
+use super::ring::map2;
 use crate::cat::ReverseRules;
 use crate::circuit::{CircuitBuilder, Semantics, Signature, WireId};
+use crate::lanes::WordKernel;
 
 /// The operations of a `Sat_N` circuit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -87,6 +89,24 @@ impl<const N: u64> ReverseRules for Sat<N> {
             SatOp::Mul => {
                 vec![Some(b.gate(Sat(SatOp::Mul), &[x[1], dy])), Some(b.gate(Sat(SatOp::Mul), &[x[0], dy]))]
             }
+        }
+    }
+}
+
+impl<const N: u64> WordKernel for Sat<N> {
+    /// One example per word (see [`WordMatrix`](crate::lanes::WordMatrix)).
+    #[inline(always)]
+    fn eval_words<'a>(
+        &self,
+        row: &impl Fn(usize) -> &'a [u64],
+        _tw: usize,
+        out: &mut [u64],
+        _s: &mut Vec<u64>,
+    ) {
+        match self.0 {
+            SatOp::Const(c) => out.fill(c.min(N)),
+            SatOp::Add => map2(out, row(0), row(1), Self::add),
+            SatOp::Mul => map2(out, row(0), row(1), Self::mul),
         }
     }
 }

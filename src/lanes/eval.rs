@@ -7,6 +7,7 @@
 //! tile loop is compiled three times (AVX-512, AVX2, portable) and picked at run time.
 
 use super::matrix::BitMatrix;
+use super::words::WordMatrix;
 use crate::circuit::{Circuit, Signature};
 use rayon::prelude::*;
 
@@ -169,19 +170,40 @@ impl<S: WordKernel> Program<S> {
     pub fn eval(&self, inputs: &BitMatrix, params: &EvalParams) -> BitMatrix {
         assert_eq!(inputs.rows(), self.n_inputs(), "one input row per circuit input");
         let tw = self.tile_words(params, inputs.words());
+        let rows: Vec<&[u64]> = (0..inputs.rows()).map(|r| inputs.row(r)).collect();
         run_tiles(
             self.n_outputs(),
             inputs.examples(),
             tw,
             params.parallel,
-            |scratch: &mut (Vec<u64>, Vec<u64>), w0, w1| self.tile(inputs, w0, w1, tw, scratch),
+            |scratch: &mut (Vec<u64>, Vec<u64>), w0, w1| self.tile(&rows, w0, w1, tw, scratch),
         )
+    }
+
+    /// Evaluates on word data (one value per example, for ring circuits): `inputs` has
+    /// one row per circuit input; the result one row per output.
+    ///
+    /// # Panics
+    /// If `inputs` does not have one row per circuit input.
+    #[must_use]
+    pub fn eval_words(&self, inputs: &WordMatrix, params: &EvalParams) -> WordMatrix {
+        assert_eq!(inputs.rows(), self.n_inputs(), "one input row per circuit input");
+        let tw = self.tile_words(params, inputs.examples());
+        let rows: Vec<&[u64]> = (0..inputs.rows()).map(|r| inputs.row(r)).collect();
+        let data = tile_rows(
+            self.n_outputs(),
+            inputs.examples(),
+            tw,
+            params.parallel,
+            |scratch: &mut (Vec<u64>, Vec<u64>), w0, w1| self.tile(&rows, w0, w1, tw, scratch),
+        );
+        WordMatrix::from_raw(self.n_outputs(), inputs.examples(), data)
     }
 
     /// Evaluates one tile (words `w0..w1`, padded to `tw`); returns `tw` words per output.
     fn tile(
         &self,
-        inputs: &BitMatrix,
+        inputs: &[&[u64]],
         w0: usize,
         w1: usize,
         tw: usize,
@@ -192,7 +214,7 @@ impl<S: WordKernel> Program<S> {
         vals.resize(self.n_slots * tw, 0);
         for (r, &s) in self.input_slots.iter().enumerate() {
             let s = s as usize;
-            vals[s * tw..s * tw + (w1 - w0)].copy_from_slice(&inputs.row(r)[w0..w1]);
+            vals[s * tw..s * tw + (w1 - w0)].copy_from_slice(&inputs[r][w0..w1]);
         }
         super::simd::best(|| self.gates(vals, tw, scratch));
         let mut out = Vec::with_capacity(self.n_outputs() * tw);
@@ -228,7 +250,8 @@ impl<S: WordKernel> Program<S> {
 
 /// Runs `tile(scratch, w0, w1)` over the word ranges of `examples` lanes in tiles of
 /// `tw` words (on the rayon pool when `parallel`), each returning `tw` words for each of
-/// `rows` output rows, and assembles the rows. Scratch state is reused per thread.
+/// `rows` output rows, and assembles the rows into a bit matrix. Scratch state is reused
+/// per thread.
 pub(super) fn run_tiles<B: Default + Send>(
     rows: usize,
     examples: usize,
@@ -236,8 +259,25 @@ pub(super) fn run_tiles<B: Default + Send>(
     parallel: bool,
     tile: impl Fn(&mut B, usize, usize) -> Vec<u64> + Sync,
 ) -> BitMatrix {
+    let words = super::matrix::words_for(examples);
+    let data = tile_rows(rows, words, tw, parallel, tile);
     let mut out = BitMatrix::zeros(rows, examples);
-    let words = out.words();
+    for r in 0..rows {
+        out.row_mut(r).copy_from_slice(&data[r * words..(r + 1) * words]);
+        out.clear_tail(r);
+    }
+    out
+}
+
+/// The tile loop behind [`run_tiles`] and word evaluation: `rows x words` row-major.
+fn tile_rows<B: Default + Send>(
+    rows: usize,
+    words: usize,
+    tw: usize,
+    parallel: bool,
+    tile: impl Fn(&mut B, usize, usize) -> Vec<u64> + Sync,
+) -> Vec<u64> {
+    let mut out = vec![0u64; rows * words];
     if words == 0 {
         return out;
     }
@@ -252,11 +292,8 @@ pub(super) fn run_tiles<B: Default + Send>(
     for (t, tile) in tiles.iter().enumerate() {
         let (w0, w1) = (t * tw, ((t + 1) * tw).min(words));
         for r in 0..rows {
-            out.row_mut(r)[w0..w1].copy_from_slice(&tile[r * tw..r * tw + (w1 - w0)]);
+            out[r * words + w0..r * words + w1].copy_from_slice(&tile[r * tw..r * tw + (w1 - w0)]);
         }
-    }
-    for r in 0..rows {
-        out.clear_tail(r);
     }
     out
 }

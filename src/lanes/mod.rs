@@ -5,7 +5,9 @@ mod eval;
 pub mod matrix;
 mod reverse;
 mod simd;
+mod words;
 
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
+pub use words::WordMatrix;
