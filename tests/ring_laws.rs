@@ -1,5 +1,5 @@
 //! The lens-core laws over polynomial circuits, one test body run for several rings:
-//! `Z_(2^8)`, `Z_(2^64)` and `Z_251` (the Boolean domain runs the same laws in
+//! `Z_2` (as the ring `Z_(2^1)`), `Z_(2^8)`, `Z_(2^64)` and `Z_251` (the Boolean domain runs the same laws in
 //! `tests/laws.rs`). Reverse derivatives must compose by the chain rule and be linear in
 //! the output change; composition is associative with identities; `⊗` is functorial.
 
@@ -129,6 +129,7 @@ macro_rules! ring_laws {
     };
 }
 
+ring_laws!(z2, Z2k<1>);
 ring_laws!(z2_8, Z2k<8>);
 ring_laws!(z2_64, Z2k<64>);
 ring_laws!(z251, Zp<251>);

@@ -4,11 +4,13 @@
 //!
 //! Add and sub are ripple-carry, multiply is shift-and-add truncated to `K` bits, negate
 //! is complement-and-increment, the shift is wiring with sign extension, clip compares
-//! in two's complement.
+//! in two's complement. `Z_p` circuits blast too ([`bit_blast_zp`]): residues in
+//! `ceil(log2 p)` bits with a reduction circuit after every operation.
 
 use super::arith::full_adder;
 use super::boolean::{Bool, BoolBuild};
-use super::ring::{Poly, PolyOp, Ring, Z2k};
+use super::ring::{Poly, PolyOp, Ring, Z2k, Zp};
+use crate::circuit::Signature;
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 
 /// The bit-level circuit of `c`: inputs `i * K + b` is bit `b` of input `i` (the
@@ -49,6 +51,112 @@ pub fn bit_blast<const K: u32>(c: &Circuit<Poly<Z2k<K>>>) -> Circuit<Bool> {
     }
     let outs = c.outputs().iter().flat_map(|w| words[w.index()].clone()).collect();
     b.finish(outs).expect("bit-blasted circuit is valid").pruned()
+}
+
+/// Why a circuit cannot be bit-blasted.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BlastError {
+    /// Fixed-point operations read values as signed, which `Z_p` circuits do not blast.
+    #[error("{op} is supported in Z_2^k circuits only")]
+    Unsupported {
+        /// The operation.
+        op: String,
+    },
+}
+
+/// Bits needed for the residues `0..P`.
+#[must_use]
+pub const fn zp_width(p: u64) -> usize {
+    (u64::BITS - (p - 1).leading_zeros()) as usize
+}
+
+/// The bit-level circuit of a `Z_P` circuit (`P` prime): each ring wire becomes
+/// [`zp_width`]`(P)` wires holding the residue, least significant bit first. Sums,
+/// differences and negations are reduced by one conditional subtraction of `P`; products
+/// by restoring division (one compare-and-subtract stage per product bit).
+///
+/// # Errors
+/// [`BlastError::Unsupported`] for the shift and clip operations.
+pub fn bit_blast_zp<const P: u64>(c: &Circuit<Poly<Zp<P>>>) -> Result<Circuit<Bool>, BlastError> {
+    let w = zp_width(P);
+    let mut b = CircuitBuilder::<Bool>::new(c.n_params() * w, c.n_args() * w);
+    let all: Vec<WireId> = b.params().into_iter().chain(b.args()).collect();
+    let (zero, one) = (b.constant(false), b.constant(true));
+    let konst = |v: u64, n: usize| -> Vec<WireId> {
+        (0..n).map(|i| if v >> i & 1 == 1 { one } else { zero }).collect()
+    };
+    let mut words: Vec<Vec<WireId>> = all.chunks(w).map(<[WireId]>::to_vec).collect();
+    for (_, op, fanins) in c.gates() {
+        let x: Vec<Vec<WireId>> = fanins.iter().map(|f| words[f.index()].clone()).collect();
+        let out = match op.op {
+            PolyOp::Const(v) => konst(v % P, w),
+            PolyOp::Add => {
+                let s = add_wide(&mut b, &x[0], &x[1], zero);
+                reduce_once(&mut b, &s, &konst(P, w + 1), one, w)
+            }
+            PolyOp::Neg => neg_zp(&mut b, &x[0], &konst(P, w + 1), one, w),
+            PolyOp::Sub => {
+                let nb = neg_zp(&mut b, &x[1], &konst(P, w + 1), one, w);
+                let s = add_wide(&mut b, &x[0], &nb, zero);
+                reduce_once(&mut b, &s, &konst(P, w + 1), one, w)
+            }
+            PolyOp::Mul => {
+                let mut wide_a = x[0].clone();
+                wide_a.resize(2 * w, zero);
+                let prod = mul(&mut b, &wide_a, &x[1], zero);
+                // Restoring division, most significant product bit first; r < P throughout.
+                let p_wide = konst(P, w + 1);
+                let mut r = vec![zero; w];
+                for &bit in prod.iter().rev() {
+                    let mut shifted = vec![bit];
+                    shifted.extend_from_slice(&r);
+                    r = reduce_once(&mut b, &shifted, &p_wide, one, w);
+                }
+                r
+            }
+            PolyOp::Shr(_) | PolyOp::Clip(..) => return Err(BlastError::Unsupported { op: op.name() }),
+        };
+        words.push(out);
+    }
+    let outs = c.outputs().iter().flat_map(|o| words[o.index()].clone()).collect();
+    Ok(b.finish(outs).expect("bit-blasted circuit is valid").pruned())
+}
+
+/// `x + y` with one extra carry bit.
+fn add_wide(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
+    let (mut xs, mut ys) = (x.to_vec(), y.to_vec());
+    xs.push(zero);
+    ys.push(zero);
+    add(b, &xs, &ys, zero)
+}
+
+/// `v - p` if `v >= p` else `v`, for a `w + 1`-bit `v < 2p`; the low `w` bits.
+fn reduce_once(
+    b: &mut CircuitBuilder<Bool>,
+    v: &[WireId],
+    p: &[WireId],
+    one: WireId,
+    w: usize,
+) -> Vec<WireId> {
+    let np: Vec<WireId> = p.iter().map(|&x| b.not(x)).collect();
+    // v + !p + 1 = v - p; the carry out is 1 exactly when v >= p (no borrow).
+    let mut carry = one;
+    let mut diff = Vec::with_capacity(v.len());
+    for (&x, &y) in v.iter().zip(&np) {
+        let (s, c) = full_adder(b, x, y, carry);
+        diff.push(s);
+        carry = c;
+    }
+    (0..w).map(|i| b.mux(carry, v[i], diff[i])).collect()
+}
+
+/// `(P - a) mod P` for a residue `a`.
+fn neg_zp(b: &mut CircuitBuilder<Bool>, a: &[WireId], p: &[WireId], one: WireId, w: usize) -> Vec<WireId> {
+    let mut na: Vec<WireId> = a.iter().map(|&x| b.not(x)).collect();
+    na.push(one);
+    // p + !a + 1 = p - a (w + 1 bits, in [1, P]).
+    let d = add(b, p, &na, one);
+    reduce_once(b, &d, p, one, w)
 }
 
 /// `a + b + cin` truncated to the width of `a`.
@@ -165,6 +273,40 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Every `Z_P` operation, exhaustively over two residues, for a few primes.
+    #[test]
+    fn zp_operations_match_the_word_semantics_exhaustively() {
+        fn check<const P: u64>() {
+            let w = zp_width(P);
+            for op in [PolyOp::Add, PolyOp::Sub, PolyOp::Neg, PolyOp::Mul, PolyOp::Const(P + 3)] {
+                let mut b = CircuitBuilder::<Poly<Zp<P>>>::new(0, 2);
+                let a = b.args();
+                let n = Poly::<Zp<P>>::new(op).arity();
+                let y = b.poly(op, &a[..n]);
+                let c = b.finish(vec![y]).unwrap();
+                let blasted = bit_blast_zp(&c).unwrap();
+                for u in 0..P {
+                    for v in 0..P {
+                        let want = c.eval_one(&[u, v]);
+                        assert_eq!(
+                            blasted.eval_one(&words_to_bits(&[u, v], w)),
+                            words_to_bits(&want, w),
+                            "{op:?} {u} {v} mod {P}"
+                        );
+                    }
+                }
+            }
+        }
+        check::<2>();
+        check::<3>();
+        check::<13>();
+        check::<31>();
+        let mut b = CircuitBuilder::<Poly<Zp<7>>>::new(0, 1);
+        let a = b.arg(0);
+        let y = b.poly(PolyOp::Shr(1), &[a]);
+        assert!(bit_blast_zp(&b.finish(vec![y]).unwrap()).is_err());
     }
 
     #[test]
