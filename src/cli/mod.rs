@@ -6,6 +6,7 @@ mod cec;
 mod common;
 mod eval;
 mod export;
+mod iwls;
 mod opt;
 mod repro;
 mod train;
@@ -41,6 +42,10 @@ pub enum Command {
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
     Bench(bench::BenchArgs),
+    /// IWLS 2020 learning task: fit, select on the validation split, write AIGER.
+    Iwls(iwls::IwlsArgs),
+    /// Run `iwls` on every benchmark of a folder (resumable), writing results.tsv.
+    IwlsSuite(iwls::IwlsSuiteArgs),
 }
 
 /// Runs the parsed command line.
@@ -57,6 +62,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Opt(a) => opt::run(&a),
         Command::Cec(a) => cec::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Iwls(a) => iwls::run(&a),
+        Command::IwlsSuite(a) => iwls::run_suite(&a),
     }
 }
 

@@ -7,6 +7,7 @@ pub mod network;
 pub mod rda;
 pub mod spec;
 pub mod trainer;
+pub mod tree;
 
 pub use network::{ModelError, Network};
 pub use spec::{Body, Head, ModelSpec};

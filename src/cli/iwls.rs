@@ -1,0 +1,248 @@
+//! `circuitlearn iwls` and `iwls-suite`: the IWLS 2020 "learning from examples" task —
+//! fit a circuit to a PLA training split, choose among candidates on the validation
+//! split, and write an AIGER file within an AND-node budget.
+//!
+//! Portfolio (this version): decision trees of several depths and leaf sizes compiled to
+//! multiplexers, and the constant majority; every candidate is lowered to an AIG,
+//! optimised with `strash,fraig,balance` and kept only within `--max-and`. The chosen
+//! one maximises validation accuracy (fewer ANDs on ties). No retraining on the
+//! validation split, so the reported accuracy is an honest held-out figure.
+
+use super::common::{UsageError, progress};
+use crate::aig::Aig;
+use crate::data::{self, Dataset, Features};
+use crate::io::aiger::{AigerFormat, netlist_to_aiger};
+use crate::io::{Netlist, write_atomic};
+use crate::lanes::BitMatrix;
+use crate::learn::tree::{Tree, TreeParams};
+use crate::pass::{PassContext, parse_script, run_script};
+use anyhow::Context;
+use clap::Args;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Arguments of `iwls`.
+#[derive(Debug, Args)]
+pub struct IwlsArgs {
+    /// Training split (`exNN.train.pla[.gz]`).
+    #[arg(long)]
+    pub train: PathBuf,
+    /// Validation split (`exNN.valid.pla[.gz]`).
+    #[arg(long)]
+    pub valid: PathBuf,
+    /// Output AIGER file.
+    #[arg(short, long)]
+    pub output: PathBuf,
+    /// AND-node budget.
+    #[arg(long, default_value_t = 5000)]
+    pub max_and: usize,
+    /// Print the result as one JSON line.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What one benchmark produced.
+#[derive(Clone, Debug, Serialize)]
+pub struct IwlsResult {
+    /// Benchmark name (file stem before `.train`).
+    pub name: String,
+    /// Input bits.
+    pub inputs: usize,
+    /// Accuracy of the written AIG on the validation split.
+    pub valid_accuracy: f64,
+    /// AND nodes of the written AIG.
+    pub and_nodes: usize,
+    /// The chosen candidate.
+    pub model: String,
+    /// Wall-clock seconds.
+    pub seconds: f64,
+}
+
+fn bits_and_labels(ds: &Dataset, path: &Path) -> anyhow::Result<(BitMatrix, BitMatrix)> {
+    let Features::Bits(x) = &ds.features else {
+        return Err(UsageError(format!("{}: expected a PLA file", path.display())).into());
+    };
+    if ds.n_classes() != 2 {
+        return Err(UsageError(format!("{}: IWLS benchmarks have one output", path.display())).into());
+    }
+    let mut y = BitMatrix::zeros(1, ds.n_examples());
+    for (e, &l) in ds.labels.iter().enumerate() {
+        y.set(0, e, l == 1);
+    }
+    Ok((x.clone(), y))
+}
+
+fn accuracy(aig: &Aig, x: &BitMatrix, y: &BitMatrix) -> f64 {
+    let out = aig.simulate(x);
+    let wrong: u64 = out.row(0).iter().zip(y.row(0)).map(|(a, b)| u64::from((a ^ b).count_ones())).sum();
+    1.0 - wrong as f64 / x.examples().max(1) as f64
+}
+
+/// Fits, selects and returns the best AIG for one benchmark.
+///
+/// # Errors
+/// Unreadable or non-PLA input, or mismatched widths.
+pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig, IwlsResult)> {
+    let t0 = Instant::now();
+    let (dt, dv) = (data::load(&train.to_string_lossy())?, data::load(&valid.to_string_lossy())?);
+    let (xt, yt) = bits_and_labels(&dt, train)?;
+    let (xv, yv) = bits_and_labels(&dv, valid)?;
+    if xt.rows() != xv.rows() {
+        return Err(UsageError(format!(
+            "{} has {} inputs, {} has {}",
+            train.display(),
+            xt.rows(),
+            valid.display(),
+            xv.rows()
+        ))
+        .into());
+    }
+    let n = xt.rows();
+    let script = parse_script("strash,fraig,balance", &PassContext::default())?;
+    let ones = yt.count_ones(0);
+    let mut best = {
+        let mut g = Aig::new(n);
+        g.add_output(if 2 * ones >= yt.examples() as u64 {
+            crate::aig::Lit::TRUE
+        } else {
+            crate::aig::Lit::FALSE
+        });
+        let acc = accuracy(&g, &xv, &yv);
+        (acc, g, "constant majority".to_string())
+    };
+    for depth in [2, 4, 6, 8, 10, 12, 14, 16, 20] {
+        for min_leaf in [1, 4, 16] {
+            let tree = Tree::fit(&xt, &yt, &TreeParams { max_depth: depth, min_leaf });
+            let (aig, _) = run_script(&Aig::from_circuit(&tree.to_circuit(n), None), &script, false)?;
+            if aig.n_ands() > max_and {
+                continue;
+            }
+            let acc = accuracy(&aig, &xv, &yv);
+            if acc > best.0 + 1e-12 || ((acc - best.0).abs() <= 1e-12 && aig.n_ands() < best.1.n_ands()) {
+                best =
+                    (acc, aig, format!("tree depth {depth}, min leaf {min_leaf}, {} splits", tree.splits()));
+            }
+        }
+    }
+    let name = train
+        .file_name()
+        .map(|f| f.to_string_lossy().split('.').next().unwrap_or("circuit").to_string())
+        .unwrap_or_else(|| "circuit".into());
+    let result = IwlsResult {
+        name,
+        inputs: n,
+        valid_accuracy: best.0,
+        and_nodes: best.1.n_ands(),
+        model: best.2,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    Ok((best.1, result))
+}
+
+fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
+    let net = Netlist::indexed(&crate::io::verilog::module_name(name), aig.to_circuit());
+    write_atomic(path, &netlist_to_aiger(&net, AigerFormat::Binary))
+        .with_context(|| format!("writing {}", path.display()))
+}
+
+/// Runs `iwls`.
+///
+/// # Errors
+/// Bad input (exit 2) or an unwritable output (exit 1).
+pub fn run(a: &IwlsArgs) -> anyhow::Result<()> {
+    let (aig, r) = solve(&a.train, &a.valid, a.max_and)?;
+    write_aig(&aig, &r.name, &a.output)?;
+    if a.json {
+        println!("{}", serde_json::to_string(&r)?);
+    } else {
+        println!(
+            "{}: valid accuracy {:.4}, {} ANDs ({}), {:.1}s -> {}",
+            r.name,
+            r.valid_accuracy,
+            r.and_nodes,
+            r.model,
+            r.seconds,
+            a.output.display()
+        );
+    }
+    Ok(())
+}
+
+/// Arguments of `iwls-suite`.
+#[derive(Debug, Args)]
+pub struct IwlsSuiteArgs {
+    /// Folder with `exNN.train.pla[.gz]` and `exNN.valid.pla[.gz]`.
+    pub dir: PathBuf,
+    /// Output folder: one `exNN.aig` per benchmark and `results.tsv`.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// AND-node budget.
+    #[arg(long, default_value_t = 5000)]
+    pub max_and: usize,
+}
+
+/// Runs `iwls-suite`: every benchmark of the folder, skipping those already in
+/// `results.tsv` with their `.aig` present (resumable).
+///
+/// # Errors
+/// An unreadable folder, a bad benchmark file, or an unwritable output.
+pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
+    let mut names: Vec<String> = std::fs::read_dir(&a.dir)
+        .with_context(|| format!("reading {}", a.dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter_map(|f| f.split_once(".train.pla").map(|(n, _)| n.to_string()))
+        .collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err(UsageError(format!("{}: no *.train.pla[.gz] files", a.dir.display())).into());
+    }
+    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let tsv = a.out.join("results.tsv");
+    let header = "ex\tinputs\tvalid_accuracy\tand_nodes\tseconds\tmodel";
+    let mut rows: Vec<String> = std::fs::read_to_string(&tsv)
+        .map(|t| t.lines().skip(1).map(str::to_string).collect())
+        .unwrap_or_default();
+    let find = |stem: &str, suffix: &str| -> Option<PathBuf> {
+        [format!("{stem}.{suffix}.pla"), format!("{stem}.{suffix}.pla.gz")]
+            .into_iter()
+            .map(|f| a.dir.join(f))
+            .find(|p| p.exists())
+    };
+    let bar = progress(names.len() as u64, false, "iwls");
+    for name in &names {
+        bar.set_message(name.clone());
+        let aig_path = a.out.join(format!("{name}.aig"));
+        let done = rows.iter().any(|r| r.split('\t').next() == Some(name.as_str()));
+        if done && aig_path.exists() {
+            bar.inc(1);
+            continue;
+        }
+        let (Some(train), Some(valid)) = (find(name, "train"), find(name, "valid")) else {
+            return Err(UsageError(format!(
+                "{}: {name} needs both a train and a valid file",
+                a.dir.display()
+            ))
+            .into());
+        };
+        let (aig, r) = solve(&train, &valid, a.max_and)?;
+        write_aig(&aig, name, &aig_path)?;
+        rows.retain(|row| row.split('\t').next() != Some(name.as_str()));
+        rows.push(format!(
+            "{name}\t{}\t{:.6}\t{}\t{:.2}\t{}",
+            r.inputs, r.valid_accuracy, r.and_nodes, r.seconds, r.model
+        ));
+        rows.sort();
+        let text =
+            std::iter::once(header.to_string()).chain(rows.iter().cloned()).collect::<Vec<_>>().join("\n")
+                + "\n";
+        write_atomic(&tsv, text.as_bytes()).with_context(|| format!("writing {}", tsv.display()))?;
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let accs: Vec<f64> = rows.iter().filter_map(|r| r.split('\t').nth(2)?.parse().ok()).collect();
+    let mean = accs.iter().sum::<f64>() / accs.len().max(1) as f64;
+    println!("{} benchmarks, mean valid accuracy {:.4}; wrote {}", accs.len(), mean, tsv.display());
+    Ok(())
+}
