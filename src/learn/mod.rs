@@ -6,6 +6,7 @@ pub mod learner;
 pub mod network;
 pub mod rda;
 pub mod spec;
+pub mod symmetric;
 pub mod trainer;
 pub mod tree;
 
