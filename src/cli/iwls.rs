@@ -3,7 +3,8 @@
 //! split, and write an AIGER file within an AND-node budget.
 //!
 //! Portfolio (this version): decision trees of several depths and leaf sizes compiled to
-//! multiplexers, a symmetric-function model (a table over the input popcount), and the
+//! multiplexers, over the inputs and (up to 64 inputs) also over the XOR of every input
+//! pair (sum bits and parities become one test), a symmetric-function model (a table over the input popcount), and the
 //! constant majority; every candidate is lowered to an AIG,
 //! optimised with `strash,fraig,balance` and kept only within `--max-and`. The chosen
 //! one maximises validation accuracy (fewer ANDs on ties). No retraining on the
@@ -11,7 +12,9 @@
 
 use super::common::{UsageError, progress};
 use crate::aig::Aig;
+use crate::circuit::{Circuit, CircuitBuilder};
 use crate::data::{self, Dataset, Features};
+use crate::domain::{Bool, BoolBuild};
 use crate::io::aiger::{AigerFormat, netlist_to_aiger};
 use crate::io::{Netlist, write_atomic};
 use crate::lanes::BitMatrix;
@@ -121,17 +124,33 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
             best = (acc, aig, "symmetric (table over the input popcount)".to_string());
         }
     }
+    // Features: the inputs, and (for up to 64 inputs) the XOR of every pair of inputs,
+    // which lets a tree see sum bits of adders and parities.
+    let xor = (n <= 64).then(|| xor_features(&xt));
     for depth in [2, 4, 6, 8, 10, 12, 14, 16, 20] {
         for min_leaf in [1, 4, 16] {
-            let tree = Tree::fit(&xt, &yt, &TreeParams { max_depth: depth, min_leaf });
-            let (aig, _) = run_script(&Aig::from_circuit(&tree.to_circuit(n), None), &script, false)?;
-            if aig.n_ands() > max_and {
-                continue;
+            let params = TreeParams { max_depth: depth, min_leaf };
+            // The same tree shapes over the plain inputs and, where built, the XOR features.
+            let plain = Tree::fit(&xt, &yt, &params);
+            let mut candidates = vec![(plain.to_circuit(n), plain.splits(), "")];
+            if let Some((feat, xf)) = &xor {
+                let t = Tree::fit(xf, &yt, &params);
+                candidates.push((
+                    feat.then(&t.to_circuit(feat.n_outputs()))?,
+                    t.splits(),
+                    " over inputs and pairwise XORs",
+                ));
             }
-            let acc = accuracy(&aig, &xv, &yv);
-            if acc > best.0 + 1e-12 || ((acc - best.0).abs() <= 1e-12 && aig.n_ands() < best.1.n_ands()) {
-                best =
-                    (acc, aig, format!("tree depth {depth}, min leaf {min_leaf}, {} splits", tree.splits()));
+            for (circuit, splits, over) in candidates {
+                let (aig, _) = run_script(&Aig::from_circuit(&circuit, None), &script, false)?;
+                if aig.n_ands() > max_and {
+                    continue;
+                }
+                let acc = accuracy(&aig, &xv, &yv);
+                if acc > best.0 + 1e-12 || ((acc - best.0).abs() <= 1e-12 && aig.n_ands() < best.1.n_ands()) {
+                    best =
+                        (acc, aig, format!("tree depth {depth}, min leaf {min_leaf}, {splits} splits{over}"));
+                }
             }
         }
     }
@@ -148,6 +167,27 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
         seconds: t0.elapsed().as_secs_f64(),
     };
     Ok((best.1, result))
+}
+
+/// The feature circuit `n -> n + n(n-1)/2` (inputs, then `x_i ^ x_j` for `i < j`) and
+/// its values on `x`.
+fn xor_features(x: &BitMatrix) -> (Circuit<Bool>, BitMatrix) {
+    let n = x.rows();
+    let mut b = CircuitBuilder::<Bool>::new(0, n);
+    let mut outs = b.args();
+    let mut rows: Vec<Vec<u64>> = (0..n).map(|i| x.row(i).to_vec()).collect();
+    for i in 0..n {
+        for j in i + 1..n {
+            let (a, c) = (b.arg(i), b.arg(j));
+            outs.push(b.xor(a, c));
+            rows.push(x.row(i).iter().zip(x.row(j)).map(|(p, q)| p ^ q).collect());
+        }
+    }
+    let mut m = BitMatrix::zeros(rows.len(), x.examples());
+    for (r, row) in rows.iter().enumerate() {
+        m.row_mut(r).copy_from_slice(row);
+    }
+    (b.finish(outs).expect("feature circuit is valid"), m)
 }
 
 fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
