@@ -7,7 +7,8 @@
 //! pair (sum bits and parities become one test); a symmetric-function model (a table over
 //! the input popcount); threshold functions with rounded logistic-regression weights,
 //! alone (comparators, carries) and XORed with the pair of inputs found by a Fourier
-//! screen (sum bits of adders); and the constant majority; every candidate is lowered to an AIG,
+//! screen (sum bits of adders); majority votes of bagged trees (noisy data); and the
+//! constant majority; every candidate is lowered to an AIG,
 //! optimised with `strash,fraig,balance` and kept only within `--max-and`. The chosen
 //! one maximises validation accuracy (fewer ANDs on ties). No retraining on the
 //! validation split, so the reported accuracy is an honest held-out figure.
@@ -22,7 +23,7 @@ use crate::io::{Netlist, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::symmetric::Symmetric;
 use crate::learn::threshold::{LogisticFit, best_xor_pair};
-use crate::learn::tree::{Tree, TreeParams};
+use crate::learn::tree::{Forest, Tree, TreeParams};
 use crate::pass::{PassContext, parse_script, run_script};
 use anyhow::Context;
 use clap::Args;
@@ -170,6 +171,14 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
                 })?;
             }
         }
+    }
+    // Bagged trees: majority votes of trees grown on bootstrap samples.
+    for (n_trees, depth) in [(7, 8), (15, 8), (7, 10), (15, 10)] {
+        let params = TreeParams { max_depth: depth, min_leaf: 1 };
+        let forest = Forest::fit_bagged(&xt, &yt, &params, n_trees, 0);
+        consider(&forest.to_circuit(n), &|| {
+            format!("{n_trees} bagged trees of depth {depth}, {} splits", forest.splits())
+        })?;
     }
     let name = train
         .file_name()
