@@ -14,7 +14,7 @@
 //! validation split, so the reported accuracy is an honest held-out figure.
 
 use super::common::{UsageError, progress};
-use crate::aig::Aig;
+use crate::aig::{Aig, LowerParams};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::data::{self, Dataset, Features};
 use crate::domain::{Bool, BoolBuild};
@@ -24,6 +24,7 @@ use crate::lanes::BitMatrix;
 use crate::learn::symmetric::Symmetric;
 use crate::learn::threshold::{LogisticFit, best_xor_pair};
 use crate::learn::tree::{Forest, Tree, TreeParams};
+use crate::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass::{PassContext, parse_script, run_script};
 use anyhow::Context;
 use clap::Args;
@@ -122,8 +123,7 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
     };
     // Lowers a candidate circuit, optimises it and keeps it if it fits the budget and
     // beats the best so far on validation (fewer ANDs on ties).
-    let mut consider = |circuit: &Circuit<Bool>, describe: &dyn Fn() -> String| -> anyhow::Result<()> {
-        let (aig, _) = run_script(&Aig::from_circuit(circuit, None), &script, false)?;
+    let mut consider_aig = |aig: Aig, describe: &dyn Fn() -> String| -> anyhow::Result<()> {
         if aig.n_ands() > max_and {
             return Ok(());
         }
@@ -132,6 +132,9 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
             best = (acc, aig, describe());
         }
         Ok(())
+    };
+    let mut consider = |circuit: &Circuit<Bool>, describe: &dyn Fn() -> String| -> anyhow::Result<()> {
+        consider_aig(run_script(&Aig::from_circuit(circuit, None), &script, false)?.0, describe)
     };
     if n <= 255 {
         let sym = Symmetric::fit(&xt, &yt);
@@ -179,6 +182,20 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
         consider(&forest.to_circuit(n), &|| {
             format!("{n_trees} bagged trees of depth {depth}, {} splits", forest.splits())
         })?;
+    }
+    // RDA-trained LUT networks (vote counting), the group-sum head in the circuit.
+    let labels: Vec<u32> = (0..yt.examples()).map(|e| u32::from(yt.get(0, e))).collect();
+    for shape in ["lut:6:16x1", "lut:6:64x1", "lut:4:64x2"] {
+        let spec: ModelSpec = format!("{shape},groupsum:2").parse()?;
+        let net = Network::build(spec, n, 2, 0)?;
+        let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 2))).epochs(20).seed(0);
+        let report = trainer.run(&net, &xt, &labels, |_| {});
+        let head = spec.head.to_circuit(net.circuit.n_outputs(), 2);
+        let whole = net.circuit.then(&head)?;
+        let lower = LowerParams { exact_inputs: 3, exact_max_nodes: 12 };
+        let (aig, _) =
+            run_script(&Aig::from_circuit_with(&whole, Some(&report.params), &lower), &script, false)?;
+        consider_aig(aig, &|| format!("RDA LUT network {spec}, 20 epochs"))?;
     }
     let name = train
         .file_name()
