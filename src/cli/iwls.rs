@@ -190,11 +190,12 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
         let net = Network::build(spec, n, 2, 0)?;
         let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 2))).epochs(20).seed(0);
         let report = trainer.run(&net, &xt, &labels, |_| {});
-        let head = spec.head.to_circuit(net.circuit.n_outputs(), 2);
-        let whole = net.circuit.then(&head)?;
         let lower = LowerParams { exact_inputs: 3, exact_max_nodes: 12 };
-        let (aig, _) =
-            run_script(&Aig::from_circuit_with(&whole, Some(&report.params), &lower), &script, false)?;
+        let (aig, _) = run_script(
+            &Aig::from_circuit_with(&net.classifier(), Some(&report.params), &lower),
+            &script,
+            false,
+        )?;
         consider_aig(aig, &|| format!("RDA LUT network {spec}, 20 epochs"))?;
     }
     let name = train

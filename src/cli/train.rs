@@ -8,7 +8,7 @@ use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::model_file::params_to_hex;
 use crate::io::testbench::concat_examples;
 use crate::io::{ModelFile, write_atomic};
-use crate::learn::head::accuracy;
+use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass;
@@ -114,8 +114,8 @@ pub struct Metrics {
     pub test_accuracy: f64,
     /// Gates of the model circuit (LUTs count one each).
     pub gates: usize,
-    /// AND nodes of the trained circuit as an AIG, parameters folded, after the pass
-    /// script (the head's popcount/argmax is not included).
+    /// AND nodes of the whole classifier (body and head: popcounts and argmax) as an AIG,
+    /// parameters folded, after the pass script.
     pub and_nodes: usize,
     /// The pass script and what each pass did.
     pub passes: Vec<crate::pass::PassStats>,
@@ -216,12 +216,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
     let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
-    let lowered = Aig::from_circuit_with(&net.circuit, Some(&report.params), &lower);
+    let classifier = net.classifier();
+    let lowered = Aig::from_circuit_with(&classifier, Some(&report.params), &lower);
     let script = pass::parse_script(&a.passes, &pass::PassContext { care: Some(x_train.clone()) })?;
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
     // A pass that changes the function (dc) is judged by accuracy after it.
     let after = script.iter().any(|p| !p.preserves_function()).then(|| {
-        let head = |x: &crate::lanes::BitMatrix| net.spec.head.predict(&aig.simulate(x), net.n_classes);
+        let head = |x: &crate::lanes::BitMatrix| classes_of_indices(&aig.simulate(x), net.n_classes);
         (accuracy(&head(&x_train), &train.labels), accuracy(&head(&x_test), &test.labels))
     });
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
@@ -229,7 +230,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let vectors = concat_examples(&[&x_train, &x_test]);
     let hw = export_trained(
         &name,
-        &net.circuit,
+        &classifier,
         &report.params,
         &vectors,
         "verilog-out".as_ref(),

@@ -191,6 +191,12 @@ pub fn class_of_index(bits: &[bool], n_classes: usize) -> u32 {
     if v < n_classes { v as u32 } else { u32::MAX }
 }
 
+/// [`class_of_index`] for every example of a head circuit's outputs (one row per index bit).
+#[must_use]
+pub fn classes_of_indices(outputs: &BitMatrix, n_classes: usize) -> Vec<u32> {
+    (0..outputs.examples()).map(|e| class_of_index(&outputs.example(e), n_classes)).collect()
+}
+
 /// Fraction of predictions equal to the labels (0 for no examples).
 #[must_use]
 pub fn accuracy(pred: &[u32], labels: &[u32]) -> f64 {

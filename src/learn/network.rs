@@ -82,6 +82,19 @@ impl Network {
         self.circuit.n_params()
     }
 
+    /// The whole classifier `P x A -> index`: the body followed by the head's circuit
+    /// (group popcounts and argmax, ...), whose outputs are the predicted class index in
+    /// binary ([`crate::learn::head::class_of_index`] decodes it). This is what `train`
+    /// counts AND nodes of and what exports write.
+    ///
+    /// # Panics
+    /// Never for a network made by [`Network::build`] (the head fits the body).
+    #[must_use]
+    pub fn classifier(&self) -> Circuit<Bool> {
+        let head = self.spec.head.to_circuit(self.circuit.n_outputs(), self.n_classes);
+        self.circuit.then(&head).expect("the head reads every body output")
+    }
+
     /// Target output bits for the given labels (one row per output).
     #[must_use]
     pub fn targets(&self, labels: &[u32]) -> BitMatrix {
