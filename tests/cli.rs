@@ -220,3 +220,24 @@ fn iwls_learns_an_adder_sum_bit_as_a_threshold_xor_pair() {
     assert!(j["valid_accuracy"].as_f64().unwrap() >= 0.97, "{j}");
     assert!(j["model"].as_str().unwrap().contains("xor inputs [9, 19]"), "{j}");
 }
+
+/// `plot` draws one point per run from the runs' metrics.json (two training paths, two
+/// colours) and refuses a file that is not a metrics.json with one line and exit 2.
+#[test]
+fn plot_draws_runs_and_rejects_non_metrics() {
+    let d = tempfile::tempdir().unwrap();
+    for (run, path, ands, acc) in
+        [("a", "rda", 1200, 0.8), ("b", "relaxed", 40000, 0.88), ("c", "rda", 9000, 0.83)]
+    {
+        std::fs::create_dir(d.path().join(run)).unwrap();
+        let m = format!(r#"{{"training_path":"{path}","and_nodes":{ands},"test_accuracy":{acc}}}"#);
+        std::fs::write(d.path().join(run).join("metrics.json"), m).unwrap();
+    }
+    let out = circuitlearn(&["plot", "a", "b", "c/metrics.json", "-o", "p.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(d.path().join("p.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 3 + 2, "3 points and 2 legend entries: {svg}");
+    std::fs::write(d.path().join("x.json"), r#"{"test_accuracy":0.5}"#).unwrap();
+    assert_bad_input(&["plot", "x.json"], d.path(), "x.json: no number \"and_nodes\"");
+    assert_bad_input(&["plot", "missing"], d.path(), "missing");
+}

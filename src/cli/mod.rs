@@ -8,6 +8,7 @@ mod eval;
 mod export;
 mod iwls;
 mod opt;
+mod plot;
 mod repro;
 mod train;
 mod verify;
@@ -42,6 +43,8 @@ pub enum Command {
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
     Bench(bench::BenchArgs),
+    /// Plot test accuracy against AND nodes for training runs (SVG).
+    Plot(plot::PlotArgs),
     /// IWLS 2020 learning task: fit, select on the validation split, write AIGER.
     Iwls(iwls::IwlsArgs),
     /// Run `iwls` on every benchmark of a folder (resumable), writing results.tsv.
@@ -62,6 +65,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Opt(a) => opt::run(&a),
         Command::Cec(a) => cec::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Plot(a) => plot::run(&a),
         Command::Iwls(a) => iwls::run(&a),
         Command::IwlsSuite(a) => iwls::run_suite(&a),
     }
