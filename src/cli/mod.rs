@@ -10,6 +10,7 @@ mod iwls;
 mod opt;
 mod repro;
 mod train;
+mod train_smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -68,4 +69,5 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 pub use common::{UsageError, exit_code};
+pub use repro::numeric_optics_iris_accuracies as repro_numeric_optics_iris;
 pub use repro::polycirc_iris_accuracy as repro_polycirc_iris;
