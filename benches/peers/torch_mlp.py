@@ -1,5 +1,5 @@
 """PyTorch peer of `circuitlearn train --data fashion-mnist --domain smooth` (a comparison,
-never a dependency): the same MLP (784-256-10, ReLU), the same data (Debian's Fashion-MNIST
+never a dependency): the same MLP (784-256-128-10, ReLU; `mlp:256x128`), the same data (Debian's Fashion-MNIST
 IDX files, pixels / 255), softmax cross-entropy, Adam lr 1e-3, batch 128, shuffled each
 epoch, on the CPU. Prints the seconds of each epoch's training steps and the test accuracy.
 
@@ -36,7 +36,11 @@ def main():
     ytr = load("train-labels-idx1-ubyte.gz").long()
     xte = load("t10k-images-idx3-ubyte.gz").reshape(-1, 784).float() / 255
     yte = load("t10k-labels-idx1-ubyte.gz").long()
-    model = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
+    model = torch.nn.Sequential(
+        torch.nn.Linear(784, 256), torch.nn.ReLU(),
+        torch.nn.Linear(256, 128), torch.nn.ReLU(),
+        torch.nn.Linear(128, 10),
+    )
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     loss_fn = torch.nn.CrossEntropyLoss()
     n = xtr.shape[0]

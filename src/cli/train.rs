@@ -35,7 +35,7 @@ pub struct TrainArgs {
     pub model: Option<String>,
     /// Domain of the model: bool (Boolean circuits) or smooth (f32 tensor circuits trained
     /// by gradient descent: models mlp:H1xH2..., conv, linear, dense, hidden:N; default
-    /// mlp:256; optimizers sgd, momentum, nesterov, adagrad, adam (default adam, lr 0.001);
+    /// mlp:256x128; optimizers sgd, momentum, nesterov, adagrad, adam (default adam, lr 0.001);
     /// losses softmax-ce (default) or mse; --data fashion-mnist or an IDX directory too).
     /// poly is library-only.
     #[arg(long, default_value = "bool")]

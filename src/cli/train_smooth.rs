@@ -139,7 +139,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         return Err(UsageError("--batch must be at least 1".into()).into());
     }
     let d = load(a)?;
-    let spec_text = a.model.clone().unwrap_or_else(|| "mlp:256".to_owned());
+    let spec_text = a.model.clone().unwrap_or_else(|| "mlp:256x128".to_owned());
     let spec: ModelSpec = spec_text.parse().map_err(UsageError)?;
     let mut model = SmoothModel::from_spec(&spec, &d.train.shape, d.class_names.len(), Init::FanIn, a.seed)
         .map_err(|e| UsageError(format!("--model {spec_text}: {e}")))?;

@@ -82,17 +82,37 @@ pub fn check_shapes(c: &SmoothCircuit, inputs: &[Vec<usize>]) -> Result<Vec<Vec<
 /// The circuit `P x (A, Y) -> P'` of parameter changes proposed by a learner lens
 /// (`(model ⊗ id) ; loss ; learning rate`, see [`loss::learner`]): its backward map
 /// restricted to the parameters, with everything else pruned (no input gradient of the
-/// first layer is computed).
+/// first layer is computed) and repeated gates shared (the composite's backward map
+/// computes the model's forward pass once for the loss and once inside `R[model]`).
 #[must_use]
 pub fn parameter_changes(learner: &crate::cat::Lens<SmoothOp>, n_params: usize) -> SmoothCircuit {
     let rev = learner.changes();
     let keep: Vec<usize> = (0..n_params).collect();
     let pick = Circuit::wiring(rev.n_outputs(), &keep);
-    rev.then(&pick)
+    let picked = rev
+        .then(&pick)
         .expect("a learner's backward map returns one change per input")
         .with_params(n_params)
-        .expect("the parameters are the first inputs")
-        .pruned()
+        .expect("the parameters are the first inputs");
+    shared(&picked.pruned())
+}
+
+/// `c` with gates of equal type and equal fan-ins merged (every smooth gate is a
+/// function of its inputs, so the outputs stay the same), then pruned.
+#[must_use]
+pub fn shared(c: &SmoothCircuit) -> SmoothCircuit {
+    use crate::circuit::{CircuitBuilder, WireId};
+    use std::collections::HashMap;
+    let mut b = CircuitBuilder::<SmoothOp>::new(c.n_params(), c.n_args());
+    let mut map: Vec<WireId> = (0..c.n_inputs()).map(|i| WireId(i as u32)).collect();
+    let mut seen: HashMap<(SmoothOp, Vec<WireId>), WireId> = HashMap::new();
+    for (_, op, fanins) in c.gates() {
+        let ins: Vec<WireId> = fanins.iter().map(|w| map[w.index()]).collect();
+        let w = *seen.entry((*op, ins)).or_insert_with_key(|(op, ins)| b.gate(*op, ins));
+        map.push(w);
+    }
+    let outs = c.outputs().iter().map(|w| map[w.index()]).collect();
+    b.finish(outs).expect("sharing keeps a valid circuit valid").pruned()
 }
 
 #[cfg(test)]

@@ -217,7 +217,9 @@ fn parameter_changes_skip_the_input_gradient() {
     assert_eq!(c.n_outputs(), 4);
     let hist = c.gate_histogram();
     let count = |n: &str| hist.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);
-    // One input gradient (into the hidden layer), none into the data.
+    // One input gradient (into the hidden layer), none into the data; the forward pass once.
     assert_eq!(count("linear_grad_x"), 1);
     assert_eq!(count("linear_grad_w"), 2);
+    assert_eq!(count("linear"), 2);
+    assert_eq!(count("relu"), 1);
 }
