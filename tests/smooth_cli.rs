@@ -100,6 +100,26 @@ fn lying_idx_header_is_one_error_line_and_exit_2() {
 }
 
 #[test]
+fn test_images_of_another_size_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("imgs");
+    std::fs::create_dir(&dir).unwrap();
+    for f in std::fs::read_dir(fixture()).unwrap() {
+        let f = f.unwrap().path();
+        std::fs::copy(&f, dir.join(f.file_name().unwrap())).unwrap();
+    }
+    // Four 2x2 test images instead of 28x28 ones.
+    let mut idx = vec![0, 0, 8, 3, 0, 0, 0, 4, 0, 0, 0, 2, 0, 0, 0, 2];
+    idx.extend([0u8; 16]);
+    std::fs::remove_file(dir.join("t10k-images-idx3-ubyte.gz")).unwrap();
+    std::fs::write(dir.join("t10k-images-idx3-ubyte"), idx).unwrap();
+    let out = circuitlearn(&["train", "--domain", "smooth", "--data", "imgs"], d.path());
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("training images are 28x28 but test images 2x2"), "{err}");
+}
+
+#[test]
 fn smooth_usage_errors_exit_2() {
     let d = tempfile::tempdir().unwrap();
     for args in [

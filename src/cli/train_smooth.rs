@@ -79,6 +79,18 @@ struct Loaded {
 
 fn image_dir(dir: &Path, name: &str) -> anyhow::Result<Loaded> {
     let s = idx::read_image_dir(dir)?;
+    let (tr, te) = (&s.train.images, &s.test.images);
+    if (tr.rows, tr.cols) != (te.rows, te.cols) {
+        return Err(UsageError(format!(
+            "{}: training images are {}x{} but test images {}x{}",
+            dir.display(),
+            tr.rows,
+            tr.cols,
+            te.rows,
+            te.cols
+        ))
+        .into());
+    }
     let n_classes =
         s.train.labels.iter().chain(&s.test.labels).copied().max().map_or(1, |m| usize::from(m) + 1);
     let class_names: Vec<String> = if name == "fashion-mnist" && n_classes <= 10 {

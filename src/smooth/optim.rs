@@ -1,7 +1,7 @@
 //! Optimisers as stateful reparametrisations, over flat f32 slices.
 //!
 //! In the lens view (Cruttwell et al., *Categorical Foundations of Gradient-Based
-//! Learning*, §3.4) an optimiser with state `S` is a lens `(S x P, S x P) -> (P, P')`:
+//! Learning*) an optimiser with state `S` is a lens `(S x P, S x P) -> (P, P')`:
 //! its forward part picks the parameters the model is evaluated at
 //! ([`Optimizer::lookahead`]: the parameters themselves, or Nesterov's look-ahead point),
 //! its backward part takes the gradient found there and returns the new state and
