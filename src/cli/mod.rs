@@ -11,6 +11,7 @@ mod opt;
 mod plot;
 mod repro;
 mod train;
+mod train_smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -72,4 +73,5 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 pub use common::{UsageError, exit_code};
+pub use repro::numeric_optics_iris_accuracies as repro_numeric_optics_iris;
 pub use repro::polycirc_iris_accuracy as repro_polycirc_iris;

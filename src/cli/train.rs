@@ -33,24 +33,28 @@ pub struct TrainArgs {
     /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear [default: lut:6:64x1,groupsum:C for C classes].
     #[arg(long)]
     pub model: Option<String>,
-    /// Domain of the model: bool (Boolean circuits). poly and smooth are not in this build yet.
+    /// Domain of the model: bool (Boolean circuits) or smooth (f32 tensor circuits trained
+    /// by gradient descent: models mlp:H1xH2..., conv, linear, dense, hidden:N; default
+    /// mlp:256x128; optimizers sgd, momentum, nesterov, adagrad, adam (default adam, lr 0.001);
+    /// losses softmax-ce (default) or mse; --data fashion-mnist or an IDX directory too).
+    /// poly is library-only.
     #[arg(long, default_value = "bool")]
     pub domain: String,
     /// Optimiser: rda (faithful, per example), votes (batched, vote counting) or parity (batched, Z2 sum; shows why votes are needed) [default: rda for table, votes otherwise].
     #[arg(long)]
     pub optimizer: Option<String>,
-    /// Loss: xor (the Boolean loss).
-    #[arg(long, default_value = "xor")]
-    pub loss: String,
+    /// Loss: xor (the Boolean loss); for --domain smooth, softmax-ce or mse [default: xor, or softmax-ce for smooth].
+    #[arg(long)]
+    pub loss: Option<String>,
     /// Numeric feature encoding: threshold | thermometer:B.
     #[arg(long, default_value = "thermometer:8")]
     pub encoding: String,
     /// Passes over the training data.
     #[arg(long, default_value_t = 20)]
     pub epochs: usize,
-    /// Examples per batch (votes optimiser).
-    #[arg(long, default_value_t = 1024)]
-    pub batch: usize,
+    /// Examples per batch (votes optimiser; smooth mini-batches) [default: 1024, or 128 for smooth].
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
     #[arg(long)]
     pub lr: Option<f64>,
@@ -146,7 +150,7 @@ fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
 }
 
 /// Splits `ds` (or pairs it with `--test`) into train and test sets.
-fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
+pub(super) fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
     if let Some(t) = &a.test {
         let test = data::load(t)?;
         return Ok((ds, test, t.clone()));
@@ -164,15 +168,18 @@ fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String
 /// # Errors
 /// Bad data, spec or flags (exit 2); failure to write the outputs (exit 1).
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
-    if a.domain != "bool" {
-        return Err(UsageError(format!(
-            "--domain {}: only the bool domain is available in this build",
-            a.domain
-        ))
-        .into());
+    match a.domain.as_str() {
+        "bool" => {}
+        "smooth" => return super::train_smooth::run(a),
+        other => {
+            return Err(UsageError(format!(
+                "--domain {other}: the command line trains the bool and smooth domains (poly is library-only)"
+            ))
+            .into());
+        }
     }
-    if a.loss != "xor" {
-        return Err(UsageError(format!("--loss {}: the bool domain trains with the xor loss", a.loss)).into());
+    if let Some(loss) = a.loss.as_deref().filter(|&l| l != "xor") {
+        return Err(UsageError(format!("--loss {loss}: the bool domain trains with the xor loss")).into());
     }
     set_threads(a.threads);
     let ds = data::load(&a.data)?;
@@ -205,7 +212,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         (o, _) => o,
     };
     let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
-    let trainer = Trainer::new(optimizer).epochs(a.epochs).batch(a.batch).seed(a.seed).init(init);
+    let trainer =
+        Trainer::new(optimizer).epochs(a.epochs).batch(a.batch.unwrap_or(1024)).seed(a.seed).init(init);
     let bar = progress(a.epochs as u64, a.json, "train");
     let t0 = Instant::now();
     let report = trainer.run(&net, &x_train, &train.labels, |s| {
