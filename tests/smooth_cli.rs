@@ -153,3 +153,30 @@ fn numeric_optics_iris_short_run_learns() {
     assert!(a.dense >= 0.9 && a.hidden >= 0.9, "{a:?}");
     assert!(a.linear >= 0.6, "{a:?}");
 }
+
+/// `eval` reads a smooth model.json back: on the data it was tested on it reports the
+/// same accuracy as `train` did, on an IDX directory it uses the test split, and a model
+/// file from a newer format version is refused with one line and exit 2.
+#[test]
+fn eval_reads_smooth_models_back() {
+    let d = tempfile::tempdir().unwrap();
+    let iris = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/iris.csv");
+    let iris = iris.to_str().unwrap();
+    let args = ["train", "--domain", "smooth", "--data", iris, "--test", iris, "--model", "hidden:8"];
+    let out = circuitlearn(&[&args[..], &["--epochs", "20", "--out", "run", "--json"]].concat(), d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let trained = last_json(&out)["test_accuracy"].as_f64().unwrap();
+    let out = circuitlearn(&["eval", "--model", "run/model.json", "--data", iris, "--json"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert_eq!(j["accuracy"].as_f64().unwrap(), trained, "{j}");
+    assert_eq!(j["examples"], 150);
+    let text = std::fs::read_to_string(d.path().join("run/model.json")).unwrap();
+    std::fs::write(d.path().join("new.json"), text.replace("\"format_version\":1", "\"format_version\":9"))
+        .unwrap();
+    let out = circuitlearn(&["eval", "--model", "new.json", "--data", iris], d.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("new.json: format version 9"), "{err}");
+}

@@ -12,7 +12,7 @@ use crate::smooth::loss::LossKind;
 use crate::smooth::optim::OptimizerSpec;
 use crate::smooth::train::{Examples, TrainParams, accuracy, fit};
 use anyhow::Context;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -66,6 +66,88 @@ struct SmoothModelFile<'a> {
     input_shape: &'a [usize],
     class_names: &'a [String],
     params: Vec<ParamTensor<'a>>,
+}
+
+/// A smooth `model.json` as read back.
+#[derive(Debug, Deserialize)]
+struct SmoothModelFileOwned {
+    format_version: u32,
+    spec: String,
+    seed: u64,
+    input_shape: Vec<usize>,
+    class_names: Vec<String>,
+    params: Vec<ParamTensorOwned>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ParamTensorOwned {
+    shape: Vec<usize>,
+    data: Vec<f32>,
+}
+
+/// Reads a smooth `model.json` back into a model with its trained parameters.
+///
+/// # Errors
+/// An unreadable or malformed file, a newer format version, or parameters that do not fit
+/// the spec (all exit 2, naming the file).
+pub fn read_model(path: &Path) -> anyhow::Result<SmoothModel> {
+    let bad = |what: String| UsageError(format!("{}: {what}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad(format!("cannot read: {e}")))?;
+    let f: SmoothModelFileOwned = serde_json::from_str(&text)
+        .map_err(|e| bad(format!("line {}: not a smooth model file: {e}", e.line())))?;
+    if f.format_version > SMOOTH_FORMAT_VERSION {
+        return Err(bad(format!(
+            "format version {} is newer than this build reads ({SMOOTH_FORMAT_VERSION})",
+            f.format_version
+        ))
+        .into());
+    }
+    let spec: ModelSpec = f.spec.parse().map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
+    let mut model = SmoothModel::from_spec(&spec, &f.input_shape, f.class_names.len(), Init::FanIn, f.seed)
+        .map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
+    if f.params.len() != model.params.len() {
+        return Err(bad(format!(
+            "{} parameter tensors, the spec needs {}",
+            f.params.len(),
+            model.params.len()
+        ))
+        .into());
+    }
+    for (i, (slot, t)) in model.params.iter_mut().zip(f.params).enumerate() {
+        if t.shape != slot.shape() || t.data.len() != t.shape.iter().product::<usize>() {
+            return Err(bad(format!(
+                "parameter {i} has shape {:?}, the spec needs {:?}",
+                t.shape,
+                slot.shape()
+            ))
+            .into());
+        }
+        *slot = Tensor::new(t.shape, t.data);
+    }
+    Ok(model)
+}
+
+/// Accuracy of a smooth model on `data`: `fashion-mnist` or an IDX directory (its test
+/// split), or a CSV file (every row).
+///
+/// # Errors
+/// Bad data or data whose shape does not fit the model (exit 2).
+pub fn eval_accuracy(model: &SmoothModel, data: &str) -> anyhow::Result<(f64, usize)> {
+    let path = Path::new(data);
+    let examples = if data == "fashion-mnist" || path.is_dir() {
+        let dir = if data == "fashion-mnist" { Path::new(idx::FASHION_MNIST_DIR) } else { path };
+        image_dir(dir, data)?.test
+    } else {
+        Examples::from_dataset(&data::load(data)?).map_err(UsageError)?
+    };
+    if examples.shape != model.input_shape {
+        return Err(UsageError(format!(
+            "{data}: examples have shape {:?}, the model reads {:?}",
+            examples.shape, model.input_shape
+        ))
+        .into());
+    }
+    Ok((accuracy(model, &examples), examples.len()))
 }
 
 /// Training and test examples, their class names, a name and where the test set came from.
