@@ -4,7 +4,7 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::Bool;
 use crate::lanes::{BitMatrix, EvalParams, Program};
-use crate::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use crate::learn::{ModelSpec, Network, Optimizer, Report, Trainer, VoteParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -97,6 +97,49 @@ pub fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
+/// The reference training run: one epoch of batched RDA (votes, batch 1024) on
+/// `lut:6:1000x1,groupsum:10` over 8,192 examples of 784 random input bits with
+/// labels `i mod 10`.
+pub struct TrainReference {
+    net: Network,
+    inputs: BitMatrix,
+    labels: Vec<u32>,
+    trainer: Trainer,
+}
+
+impl TrainReference {
+    /// Builds the network and data.
+    #[must_use]
+    pub fn new() -> Self {
+        let spec: ModelSpec = "lut:6:1000x1,groupsum:10".parse().expect("valid spec");
+        let net = Network::build(spec, 784, 10, 0).expect("builds");
+        let n_train = 8192;
+        let inputs = random_bits(784, n_train, 3);
+        let labels: Vec<u32> = (0..n_train as u32).map(|i| i % 10).collect();
+        let trainer =
+            Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 10))).epochs(1).batch(1024);
+        Self { net, inputs, labels, trainer }
+    }
+
+    /// Examples per epoch.
+    #[must_use]
+    pub fn examples(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Runs one epoch from the seed's initial parameters.
+    #[must_use]
+    pub fn epoch(&self) -> Report {
+        self.trainer.run(&self.net, &self.inputs, &self.labels, |_| {})
+    }
+}
+
+impl Default for TrainReference {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// Measures this machine; `seconds` is the time budget per figure.
 #[must_use]
 pub fn run(seconds: f64) -> BenchReport {
@@ -108,14 +151,8 @@ pub fn run(seconds: f64) -> BenchReport {
     let forward_gate_evals_per_s = best_rate(seconds, evals, || drop(p.eval(&x, &one)));
     let forward_gate_evals_per_s_all = best_rate(seconds, evals, || drop(p.eval(&x, &EvalParams::default())));
 
-    let spec: ModelSpec = "lut:6:1000x1,groupsum:10".parse().expect("valid spec");
-    let net = Network::build(spec, 784, 10, 0).expect("builds");
-    let n_train = 8192;
-    let xt = random_bits(784, n_train, 3);
-    let labels: Vec<u32> = (0..n_train as u32).map(|i| i % 10).collect();
-    let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 10))).epochs(1).batch(1024);
-    let train_examples_per_s =
-        best_rate(seconds, n_train as f64, || drop(trainer.run(&net, &xt, &labels, |_| {})));
+    let reference = TrainReference::new();
+    let train_examples_per_s = best_rate(seconds, reference.examples() as f64, || drop(reference.epoch()));
 
     let g = random_gate_circuit(4, 2352, 48_000, 1000, 4096);
     let images = 10_000;
