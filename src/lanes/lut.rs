@@ -34,6 +34,9 @@ pub struct LutNetwork {
     addr: Vec<u32>,
     /// LUT driving each circuit output.
     outputs: Vec<u32>,
+    /// Whether another LUT reads each LUT's output (the reverse pass needs the forward
+    /// values of those only: a last layer is never evaluated there).
+    read: Vec<bool>,
 }
 
 /// Per-thread buffers of one tile.
@@ -69,6 +72,7 @@ impl LutNetwork {
             table: Vec::new(),
             addr: Vec::new(),
             outputs: Vec::new(),
+            read: vec![false; c.n_gates()],
         };
         for (_, op, fanins) in c.gates() {
             let Bool::Lut(k) = *op else { return None };
@@ -83,6 +87,9 @@ impl LutNetwork {
             }
             for w in address {
                 net.addr.push(w.index().checked_sub(n_params)? as u32);
+                if let Some(g) = w.index().checked_sub(n_inputs) {
+                    net.read[g] = true;
+                }
             }
             net.ks.push(k);
             net.table_start.push(net.table.len() as u32);
@@ -127,7 +134,7 @@ impl LutNetwork {
         run_tiles(self.outputs.len(), inputs.examples(), tw, ep.parallel, |buf: &mut TileBuf, w0, w1| {
             super::simd::best(
                 #[inline(always)]
-                || self.forward_tile(params, inputs, w0, w1, tw, buf),
+                || self.forward_tile(params, inputs, w0, w1, tw, true, buf),
             );
             let mut out = Vec::with_capacity(self.outputs.len() * tw);
             for &g in &self.outputs {
@@ -167,7 +174,7 @@ impl LutNetwork {
             super::simd::best(
                 #[inline(always)]
                 || {
-                    self.forward_tile(params, inputs, w0, w1, tw, buf);
+                    self.forward_tile(params, inputs, w0, w1, tw, false, buf);
                     self.reverse_tile(params, dys, w0, w1, tw, buf, counts);
                 },
             );
@@ -196,8 +203,9 @@ impl LutNetwork {
         total
     }
 
-    /// Loads the data of words `w0..w1` and runs every LUT forward (`tw` words per row;
-    /// words past `w1 - w0` are zero in the data rows).
+    /// Loads the data of words `w0..w1` and runs the LUTs forward (`tw` words per row;
+    /// words past `w1 - w0` are zero in the data rows): all of them, or with `all` false
+    /// only those another LUT reads.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn forward_tile(
@@ -207,6 +215,7 @@ impl LutNetwork {
         w0: usize,
         w1: usize,
         tw: usize,
+        all: bool,
         buf: &mut TileBuf,
     ) {
         let n = w1 - w0;
@@ -222,6 +231,9 @@ impl LutNetwork {
         let base = buf.vals.as_mut_ptr();
         let constants = &buf.constants;
         for g in 0..self.n_luts() {
+            if !all && !self.read[g] {
+                continue;
+            }
             let k = self.ks[g];
             let entries = &self.table[self.table_start[g] as usize..self.table_start[g + 1] as usize];
             let address = &self.addr[self.addr_start[g] as usize..self.addr_start[g + 1] as usize];

@@ -426,21 +426,23 @@ fn vote_batch(
         }
     }
     let counts = engine.counts(params, &x, &dys);
-    let (mut flips, mut proposed) = (0, 0);
-    for i in 0..params.len() {
-        let c = &counts[4 * i..4 * i + 4];
+    // Proposals first, without branches (whether a score is positive is a coin toss for
+    // the branch predictor), then one draw per proposal in parameter order.
+    let mut proposals = vec![0u32; params.len()];
+    let mut proposed = 0;
+    for (i, c) in counts.chunks_exact(4).enumerate() {
         let pos = c[0] as f64 - c[2] as f64;
         let neg = c[1] as f64 - c[3] as f64;
-        let score = v.positive_weight * pos + neg;
-        if score > 0.0 {
-            proposed += 1;
-            if v.accept >= 1.0 || rng.random::<f64>() < v.accept {
-                params[i] = !params[i];
-                flips += 1;
-            }
-        }
+        proposals[proposed] = i as u32;
+        proposed += usize::from(v.positive_weight * pos + neg > 0.0);
     }
-    (flips, proposed)
+    let mut flips = 0;
+    for &i in &proposals[..proposed] {
+        let flip = v.accept >= 1.0 || rng.random::<f64>() < v.accept;
+        params[i as usize] ^= flip;
+        flips += u64::from(flip);
+    }
+    (flips, proposed as u64)
 }
 
 /// Lanes whose example still carries error: misclassified, or (for `groupsum`) within
