@@ -137,8 +137,7 @@ fn lut_words<'a>(
         return;
     }
     let half = n / 2;
-    // Level 0 writes every scratch row, so no clearing; level `bit` folds the pair of
-    // subtrees at rows `j 2^bit` and `j 2^bit + 2^(bit-1)` into the first, in place.
+    // Level 0 writes every scratch row, so no clearing.
     scratch.resize(half * tw, 0);
     let x0 = row(n);
     for j in 0..half {
@@ -148,8 +147,23 @@ fn lut_words<'a>(
             dst[i] = a[i] ^ (x0[i] & (a[i] ^ b[i]));
         }
     }
-    for bit in 1..k as usize {
-        let x = row(n + bit);
+    fold_mux_tree(usize::from(k), &|bit| row(n + bit), tw, scratch);
+    out.copy_from_slice(&scratch[..tw]);
+}
+
+/// Levels `1..k` of a LUT's mux tree, in place: `scratch` holds `2^(k-1)` rows of `tw`
+/// words, level 0's muxes on address bit 0; level `bit` folds the subtrees at rows
+/// `j 2^bit` and `j 2^bit + 2^(bit-1)` into the first, so the LUT's value ends in row 0.
+#[inline(always)]
+pub(crate) fn fold_mux_tree<'a>(
+    k: usize,
+    address: &impl Fn(usize) -> &'a [u64],
+    tw: usize,
+    scratch: &mut [u64],
+) {
+    let half = 1usize << k.saturating_sub(1);
+    for bit in 1..k {
+        let x = address(bit);
         let step = 1 << bit;
         for j in (0..half).step_by(step) {
             let (lo, hi) = scratch.split_at_mut((j + step / 2) * tw);
@@ -159,7 +173,6 @@ fn lut_words<'a>(
             }
         }
     }
-    out.copy_from_slice(&scratch[..tw]);
 }
 
 impl WordReverse for Bool {

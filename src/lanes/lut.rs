@@ -11,11 +11,11 @@
 //! pool and their counts are summed as integers, so the result does not depend on the
 //! thread count.
 
-use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, WordKernel, run_tiles};
+use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, run_tiles};
 use super::matrix::BitMatrix;
 use crate::circuit::Circuit;
 use crate::domain::Bool;
-use crate::domain::boolean::decode_words;
+use crate::domain::boolean::{decode_words, fold_mux_tree};
 use rayon::prelude::*;
 
 /// A LUT network prepared for the fused kernels (see the module docs).
@@ -48,10 +48,9 @@ struct TileBuf {
     adjs: Vec<u64>,
     /// Address decoder of the LUT in hand: one row per table entry.
     decoder: Vec<u64>,
-    /// An all-zero row and an all-one row (the table entries).
-    constants: Vec<u64>,
-    /// One row: the address sensitivity in hand, or the LUT kernel's scratch.
+    /// One row: the address sensitivity in hand.
     sensitivity: Vec<u64>,
+    /// The mux tree of the LUT in hand.
     scratch: Vec<u64>,
 }
 
@@ -220,16 +219,12 @@ impl LutNetwork {
     ) {
         let n = w1 - w0;
         buf.vals.resize((self.n_args + self.n_luts()) * tw, 0);
-        buf.constants.clear();
-        buf.constants.resize(tw, 0);
-        buf.constants.resize(2 * tw, u64::MAX);
         for a in 0..self.n_args {
             let row = &mut buf.vals[a * tw..(a + 1) * tw];
             row[..n].copy_from_slice(&inputs.row(a)[w0..w1]);
             row[n..].fill(0);
         }
         let base = buf.vals.as_mut_ptr();
-        let constants = &buf.constants;
         for g in 0..self.n_luts() {
             if !all && !self.read[g] {
                 continue;
@@ -237,21 +232,13 @@ impl LutNetwork {
             let k = self.ks[g];
             let entries = &self.table[self.table_start[g] as usize..self.table_start[g + 1] as usize];
             let address = &self.addr[self.addr_start[g] as usize..self.addr_start[g + 1] as usize];
-            let size = entries.len();
             // SAFETY: rows are disjoint `tw`-word slices of `vals`; a LUT reads only data
             // rows and earlier LUTs' rows, never its own, which it writes.
             let out = unsafe { std::slice::from_raw_parts_mut(base.add((self.n_args + g) * tw), tw) };
-            let rows = |i: usize| -> &[u64] {
-                if i < size {
-                    let one = usize::from(params[entries[i] as usize]);
-                    &constants[one * tw..(one + 1) * tw]
-                } else {
-                    unsafe {
-                        std::slice::from_raw_parts(base.add(address[i - size] as usize * tw).cast_const(), tw)
-                    }
-                }
+            let rows = |i: usize| unsafe {
+                std::slice::from_raw_parts(base.add(address[i] as usize * tw).cast_const(), tw)
             };
-            Bool::Lut(k).eval_words(&rows, tw, out, &mut buf.scratch);
+            constant_lut(usize::from(k), |s| params[entries[s] as usize], &rows, tw, out, &mut buf.scratch);
         }
     }
 
@@ -306,17 +293,16 @@ impl LutNetwork {
             for (i, &src) in address.iter().enumerate() {
                 let Some(h) = (src as usize).checked_sub(self.n_args) else { continue };
                 let bit = 1 << i;
-                let rows = |j: usize| -> &[u64] {
-                    if j < entries.len() {
-                        let t = |s: usize| params[entries[s] as usize];
-                        let one = usize::from(t(j) != t(j ^ bit));
-                        &buf.constants[one * tw..(one + 1) * tw]
-                    } else {
-                        row(address[j - entries.len()] as usize)
-                    }
-                };
+                let t = |s: usize| params[entries[s] as usize];
                 buf.sensitivity.resize(tw, 0);
-                Bool::Lut(k as u8).eval_words(&rows, tw, &mut buf.sensitivity, &mut buf.scratch);
+                constant_lut(
+                    k,
+                    |s| t(s) != t(s ^ bit),
+                    &|j| row(address[j] as usize),
+                    tw,
+                    &mut buf.sensitivity,
+                    &mut buf.scratch,
+                );
                 let target = &mut earlier[h * stride..(h + 1) * stride];
                 for q in 0..np {
                     let (t, d) = (&mut target[q * tw..(q + 1) * tw], &dy[q * tw..(q + 1) * tw]);
@@ -327,6 +313,37 @@ impl LutNetwork {
             }
         }
     }
+}
+
+/// A LUT with a constant table `table(s)` at the address `address(0..k)` (LSB first):
+/// level 0 of the mux tree takes the entries as scalar masks (`a ^ (x0 & (a ^ b))` with
+/// `a`, `b` all-zero or all-one), the other levels are [`fold_mux_tree`].
+#[inline(always)]
+fn constant_lut<'a>(
+    k: usize,
+    table: impl Fn(usize) -> bool,
+    address: &impl Fn(usize) -> &'a [u64],
+    tw: usize,
+    out: &mut [u64],
+    scratch: &mut Vec<u64>,
+) {
+    let mask = |b: bool| 0u64.wrapping_sub(u64::from(b));
+    if k == 0 {
+        out.fill(mask(table(0)));
+        return;
+    }
+    let half = 1 << (k - 1);
+    scratch.resize(half * tw, 0);
+    let x0 = address(0);
+    for j in 0..half {
+        let a = mask(table(2 * j));
+        let d = a ^ mask(table(2 * j + 1));
+        for (dst, x) in scratch[j * tw..(j + 1) * tw].iter_mut().zip(x0) {
+            *dst = a ^ (x & d);
+        }
+    }
+    fold_mux_tree(k, address, tw, scratch);
+    out.copy_from_slice(&scratch[..tw]);
 }
 
 #[cfg(test)]
