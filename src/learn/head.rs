@@ -4,7 +4,7 @@ use super::spec::Head;
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
-use crate::lanes::BitMatrix;
+use crate::lanes::{BitMatrix, LANES};
 
 /// Number of label bits needed to write `n_classes` class indices in binary.
 #[must_use]
@@ -48,15 +48,29 @@ impl Head {
         let mut s = vec![0u32; n * n_classes];
         match self {
             Head::GroupSum(c) => {
+                // Per lane word and group: a bit-sliced counter (plane `i` holds bit `i`
+                // of each lane's count), one ripple-carry add per output row, then the
+                // counts read out lane by lane.
                 let per = outputs.rows() / c;
-                for j in 0..outputs.rows() {
-                    let g = j / per;
-                    for (w, &word) in outputs.row(j).iter().enumerate() {
-                        let mut bits = word;
-                        while bits != 0 {
-                            let e = w * 64 + bits.trailing_zeros() as usize;
-                            s[e * n_classes + g] += 1;
-                            bits &= bits - 1;
+                let mut planes = vec![0u64; (usize::BITS - per.leading_zeros()) as usize];
+                for w in 0..outputs.words() {
+                    let lanes = (n - w * LANES).min(LANES);
+                    for g in 0..c {
+                        planes.fill(0);
+                        for j in g * per..(g + 1) * per {
+                            let mut carry = outputs.row(j)[w];
+                            for p in &mut planes {
+                                if carry == 0 {
+                                    break;
+                                }
+                                let next = *p & carry;
+                                *p ^= carry;
+                                carry = next;
+                            }
+                        }
+                        for b in 0..lanes {
+                            let count = planes.iter().rev().fold(0, |v, p| v << 1 | (p >> b & 1) as u32);
+                            s[(w * LANES + b) * n_classes + g] = count;
                         }
                     }
                 }
@@ -254,6 +268,19 @@ mod tests {
         assert_eq!(Head::GroupSum(3).predict(&m, 3), vec![2]);
         assert!(Head::GroupSum(3).target(4, 6, 2));
         assert!(!Head::GroupSum(3).target(1, 6, 2));
+    }
+
+    #[test]
+    fn groupsum_scores_count_each_groups_ones() {
+        // 3 groups of 5 rows over 130 examples (a partial last word).
+        let m = crate::bench::random_bits(15, 130, 7);
+        let s = Head::GroupSum(3).scores(&m, 3);
+        for e in 0..130 {
+            for g in 0..3 {
+                let want = (g * 5..(g + 1) * 5).filter(|&j| m.get(j, e)).count() as u32;
+                assert_eq!(s[e * 3 + g], want, "example {e} group {g}");
+            }
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::spec::{Body, Head, ModelSpec};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
-use crate::lanes::BitMatrix;
+use crate::lanes::{BitMatrix, LANES};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -95,15 +95,29 @@ impl Network {
         self.circuit.then(&head).expect("the head reads every body output")
     }
 
-    /// Target output bits for the given labels (one row per output).
+    /// Target output bits for the given labels (one row per output): each class's lanes
+    /// are gathered once and OR-ed into the rows whose target is 1 for that class.
     #[must_use]
     pub fn targets(&self, labels: &[u32]) -> BitMatrix {
         let n_out = self.circuit.n_outputs();
         let mut t = BitMatrix::zeros(n_out, labels.len());
-        for (e, &l) in labels.iter().enumerate() {
+        let mut by_class: Vec<(u32, usize)> = labels.iter().enumerate().map(|(e, &l)| (l, e)).collect();
+        by_class.sort_unstable();
+        let mut lanes: Vec<(usize, u64)> = Vec::new();
+        for class in by_class.chunk_by(|a, b| a.0 == b.0) {
+            lanes.clear();
+            for &(_, e) in class {
+                match lanes.last_mut() {
+                    Some((w, bits)) if *w == e / LANES => *bits |= 1 << (e % LANES),
+                    _ => lanes.push((e / LANES, 1 << (e % LANES))),
+                }
+            }
             for j in 0..n_out {
-                if self.spec.head.target(j, n_out, l) {
-                    t.set(j, e, true);
+                if self.spec.head.target(j, n_out, class[0].0) {
+                    let row = t.row_mut(j);
+                    for &(w, bits) in &lanes {
+                        row[w] |= bits;
+                    }
                 }
             }
         }
