@@ -10,6 +10,7 @@ mod iwls;
 mod opt;
 mod repro;
 mod train;
+mod train_relaxed;
 mod verify;
 
 use clap::{Parser, Subcommand};

@@ -33,7 +33,7 @@ pub struct TrainArgs {
     /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear [default: lut:6:64x1,groupsum:C for C classes].
     #[arg(long)]
     pub model: Option<String>,
-    /// Domain of the model: bool (Boolean circuits). poly and smooth are not in this build yet.
+    /// Domain of the model: bool (Boolean circuits) or smooth (relaxed logic: --model gates:WxD or lut:K:WxD, discretised to a Boolean circuit).
     #[arg(long, default_value = "bool")]
     pub domain: String,
     /// Optimiser: rda (faithful, per example), votes (batched, vote counting) or parity (batched, Z2 sum; shows why votes are needed) [default: rda for table, votes otherwise].
@@ -48,9 +48,9 @@ pub struct TrainArgs {
     /// Passes over the training data.
     #[arg(long, default_value_t = 20)]
     pub epochs: usize,
-    /// Examples per batch (votes optimiser).
-    #[arg(long, default_value_t = 1024)]
-    pub batch: usize,
+    /// Examples per batch [default: 1024 for the votes optimiser, 128 for relaxed models].
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
     #[arg(long)]
     pub lr: Option<f64>,
@@ -76,6 +76,12 @@ pub struct TrainArgs {
     /// Output directory [default: runs/<data name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Relaxed models: GroupSum temperature (class score = group sum / tau) [default: sqrt of the group size].
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Relaxed models: added at initialisation to the logit of the pass-through function.
+    #[arg(long, default_value_t = 0.0)]
+    pub residual: f64,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -134,7 +140,7 @@ pub struct Metrics {
     pub icarus: String,
 }
 
-fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
+pub(super) fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
     match s.split_once(':') {
         None if s == "threshold" => Ok(Encoding::Threshold),
         Some(("thermometer", b)) => match b.parse::<usize>() {
@@ -146,7 +152,7 @@ fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
 }
 
 /// Splits `ds` (or pairs it with `--test`) into train and test sets.
-fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
+pub(super) fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
     if let Some(t) = &a.test {
         let test = data::load(t)?;
         return Ok((ds, test, t.clone()));
@@ -164,9 +170,12 @@ fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String
 /// # Errors
 /// Bad data, spec or flags (exit 2); failure to write the outputs (exit 1).
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
+    if a.domain == "smooth" && a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) {
+        return super::train_relaxed::run(a);
+    }
     if a.domain != "bool" {
         return Err(UsageError(format!(
-            "--domain {}: only the bool domain is available in this build",
+            "--domain {}: this build trains bool models and smooth relaxed-logic models (--model gates:WxD or lut:K:WxD)",
             a.domain
         ))
         .into());
@@ -205,7 +214,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         (o, _) => o,
     };
     let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
-    let trainer = Trainer::new(optimizer).epochs(a.epochs).batch(a.batch).seed(a.seed).init(init);
+    let trainer =
+        Trainer::new(optimizer).epochs(a.epochs).batch(a.batch.unwrap_or(1024)).seed(a.seed).init(init);
     let bar = progress(a.epochs as u64, a.json, "train");
     let t0 = Instant::now();
     let report = trainer.run(&net, &x_train, &train.labels, |s| {

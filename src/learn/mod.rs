@@ -4,6 +4,7 @@ pub mod fixed;
 pub mod head;
 pub mod learner;
 pub mod network;
+pub mod relaxed;
 pub mod rda;
 pub mod spec;
 pub mod symmetric;
