@@ -1,11 +1,12 @@
 //! Learning: model specs, networks built from them, heads, RDA as lenses, the trainer.
 
+pub mod classifier;
 pub mod fixed;
 pub mod head;
 pub mod learner;
 pub mod network;
-pub mod relaxed;
 pub mod rda;
+pub mod relaxed;
 pub mod spec;
 pub mod symmetric;
 pub mod trainer;
