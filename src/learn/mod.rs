@@ -9,6 +9,7 @@ pub mod rda;
 pub mod relaxed;
 pub mod spec;
 pub mod symmetric;
+pub mod threshold;
 pub mod trainer;
 pub mod tree;
 
