@@ -34,7 +34,7 @@ use serde::{Deserialize, Serialize};
 
 /// Examples per parallel work item; fixed (not per thread) so results do not depend on the
 /// thread count.
-const CHUNK: usize = 128;
+const CHUNK: usize = 32;
 
 /// How a node's table is parametrised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
