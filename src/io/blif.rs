@@ -141,6 +141,11 @@ fn cover_rows<W: Write + ?Sized>(w: &mut W, f: &TruthTable, style: CoverStyle) -
             if !off.is_empty() && off.len() < on.len() { (off, '0') } else { (on, '1') }
         }
     };
+    if cubes.is_empty() && n > 0 {
+        // Constant 0 over inputs: an empty cover is legal BLIF, but ABC's reader rejects a
+        // `.names` block with fan-ins and no rows, so write the off-set as one full cube.
+        return writeln!(w, "{} 0", "-".repeat(n));
+    }
     for cube in cubes {
         if n == 0 {
             writeln!(w, "{out}")?;
@@ -192,6 +197,22 @@ mod tests {
     use super::*;
     use crate::circuit::CircuitBuilder;
     use crate::domain::{BoolBuild, bind_params};
+
+    /// A LUT bound to constant 0 keeps its fan-ins; its block has one off-set row, since
+    /// ABC refuses a `.names` block with fan-ins and no rows.
+    #[test]
+    fn constant_zero_lut_has_an_off_set_row() -> Result<(), Box<dyn std::error::Error>> {
+        let mut b = CircuitBuilder::<Bool>::new(4, 2);
+        let (p, x) = (b.params(), b.args());
+        let l = b.lut(&p, &x);
+        let c = b.finish(vec![l])?;
+        let net = Netlist::indexed("zero", bind_params(&c, &[false; 4])?);
+        for cover in [CoverStyle::Isop, CoverStyle::Minterms] {
+            let text = to_blif(&net, &BlifParams { cover });
+            assert!(text.contains(".names x[0] x[1] w3\n-- 0\n"), "{text}");
+        }
+        Ok(())
+    }
 
     #[test]
     fn golden_text() -> Result<(), Box<dyn std::error::Error>> {
