@@ -50,6 +50,7 @@ fn main() {
     let limit: usize = arg("--limit", "60000").parse().unwrap();
     let epochs: usize = arg("--epochs", "15").parse().unwrap();
     let eval_every: usize = arg("--eval-every", "3").parse().unwrap();
+    let passes = arg("--passes", "strash");
     let p = RelaxedParams {
         epochs,
         batch: arg("--batch", "128").parse().unwrap(),
@@ -74,7 +75,7 @@ fn main() {
             let hard = accuracy(&predict(&net.network, &params, &xt), &yt);
             let hard_train = accuracy(&predict(&net.network, &params, &x), &y);
             let lp = LowerParams { exact_inputs: 0, exact_max_nodes: 12 };
-            let script = pass::parse_script("strash", &pass::PassContext { care: None }).unwrap();
+            let script = pass::parse_script(&passes, &pass::PassContext { care: None }).unwrap();
             let body = Aig::from_circuit_with(&net.network.circuit, Some(&params), &lp);
             let (body, _) = pass::run_script(&body, &script, false).unwrap();
             let cls = classifier_circuit(&net.network, &params).unwrap();
