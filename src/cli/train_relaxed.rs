@@ -11,6 +11,7 @@ use crate::data::{self, Encoder};
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::testbench::concat_examples;
 use crate::io::{ModelFile, write_atomic};
+use crate::learn::classifier::classifier_circuit;
 use crate::learn::head::accuracy;
 use crate::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
 use crate::learn::trainer::predict;
@@ -42,6 +43,9 @@ struct RelaxedMetrics {
     relaxed_test_accuracy: f64,
     /// Nodes whose discretised output reaches a class output through inputs it depends on.
     live_gates: usize,
+    /// AND nodes of the whole classifier (`learn::classifier`: popcount per group and
+    /// argmax included, output the class index) after the same pass script.
+    classifier_and_nodes: usize,
     /// Training settings (epochs, batch, Adam rate, GroupSum temperature, seed, residual init).
     relaxed: RelaxedParams,
     /// Cross-entropy per epoch.
@@ -97,6 +101,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         );
     }
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
+    let classifier = classifier_circuit(network, &params)?;
+    let (classifier, _) =
+        pass::run_script(&Aig::from_circuit_with(&classifier, None, &lower), &script, a.check)?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
     let vectors = concat_examples(&[&x_train, &x_test]);
@@ -138,6 +145,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         relaxed_train_accuracy: soft(&x_train, &train.labels),
         relaxed_test_accuracy: soft(&x_test, &test.labels),
         live_gates: net.live_nodes(&params),
+        classifier_and_nodes: classifier.n_ands(),
         relaxed: p,
         loss_history: report.history.iter().map(|h| h.loss).collect(),
     };
@@ -162,7 +170,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     } else {
         let c = &metrics.common;
         println!(
-            "{} on {}: relaxed train {:.4} test {:.4}; discretised train {:.4} test {:.4}; {} gates ({} live), {} AIG ANDs, {} epochs, {:.2}s",
+            "{} on {}: relaxed train {:.4} test {:.4}; discretised train {:.4} test {:.4}; {} gates ({} live), {} AIG ANDs ({} with popcount and argmax), {} epochs, {:.2}s",
             c.model,
             c.dataset,
             metrics.relaxed_train_accuracy,
@@ -172,6 +180,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             c.gates,
             metrics.live_gates,
             c.and_nodes,
+            metrics.classifier_and_nodes,
             c.epochs,
             seconds
         );
