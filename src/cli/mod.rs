@@ -11,6 +11,7 @@ mod opt;
 mod plot;
 mod repro;
 mod train;
+mod train_relaxed;
 mod train_smooth;
 mod verify;
 

@@ -36,7 +36,8 @@ pub struct TrainArgs {
     /// Domain of the model: bool (Boolean circuits) or smooth (f32 tensor circuits trained
     /// by gradient descent: models mlp:H1xH2..., conv, linear, dense, hidden:N; default
     /// mlp:256x128; optimizers sgd, momentum, nesterov, adagrad, adam (default adam, lr 0.001);
-    /// losses softmax-ce (default) or mse; --data fashion-mnist or an IDX directory too).
+    /// losses softmax-ce (default) or mse; --data fashion-mnist or an IDX directory too;
+    /// relaxed logic: --model gates:WxD or lut:K:WxD, discretised to a Boolean circuit).
     /// poly is library-only.
     #[arg(long, default_value = "bool")]
     pub domain: String,
@@ -52,7 +53,7 @@ pub struct TrainArgs {
     /// Passes over the training data.
     #[arg(long, default_value_t = 20)]
     pub epochs: usize,
-    /// Examples per batch (votes optimiser; smooth mini-batches) [default: 1024, or 128 for smooth].
+    /// Examples per batch [default: 1024 for the votes optimiser, 128 for smooth and relaxed models].
     #[arg(long)]
     pub batch: Option<usize>,
     /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
@@ -80,6 +81,12 @@ pub struct TrainArgs {
     /// Output directory [default: runs/<data name>].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Relaxed models: GroupSum temperature (class score = group sum / tau) [default: sqrt of the group size].
+    #[arg(long)]
+    pub tau: Option<f64>,
+    /// Relaxed models: added at initialisation to the logit of the pass-through function.
+    #[arg(long, default_value_t = 0.0)]
+    pub residual: f64,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -138,7 +145,7 @@ pub struct Metrics {
     pub icarus: String,
 }
 
-fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
+pub(super) fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
     match s.split_once(':') {
         None if s == "threshold" => Ok(Encoding::Threshold),
         Some(("thermometer", b)) => match b.parse::<usize>() {
@@ -170,6 +177,9 @@ pub(super) fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Data
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     match a.domain.as_str() {
         "bool" => {}
+        "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
+            return super::train_relaxed::run(a);
+        }
         "smooth" => return super::train_smooth::run(a),
         other => {
             return Err(UsageError(format!(

@@ -5,6 +5,7 @@ pub mod head;
 pub mod learner;
 pub mod network;
 pub mod rda;
+pub mod relaxed;
 pub mod spec;
 pub mod symmetric;
 pub mod threshold;

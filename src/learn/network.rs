@@ -71,7 +71,11 @@ impl Network {
         let circuit = match spec.body {
             Body::Table => table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?,
             Body::PseudoLinear => pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)),
-            Body::Lut { k, width, depth } => lut_net(n_inputs, k, width, depth, spec.head, n_classes, seed),
+            Body::Lut { k, width, depth, last } => {
+                let mut widths = vec![width; depth];
+                widths[depth - 1] = last.unwrap_or(width);
+                lut_net(n_inputs, k, widths, spec.head, n_classes, seed)
+            }
         };
         Ok(Self { spec, circuit, n_classes })
     }
@@ -159,20 +163,19 @@ fn pseudolinear(n: usize, outputs: usize) -> Circuit<Bool> {
     b.finish(outs).expect("pseudolinear circuit is valid")
 }
 
-/// `depth` layers of `width` k-LUTs with random, evenly spread wiring; the last layer is
-/// the head's outputs (`groupsum`) or feeds one extra LUT per label bit.
+/// Layers of k-LUTs, `widths[l]` wide, with random, evenly spread wiring; the last layer
+/// is the head's outputs (`groupsum`) or feeds one extra LUT per label bit.
 fn lut_net(
     n: usize,
     k: u8,
-    width: usize,
-    depth: usize,
+    mut widths: Vec<usize>,
     head: Head,
     n_classes: usize,
     seed: u64,
 ) -> Circuit<Bool> {
-    let mut widths = vec![width; depth];
+    let depth = widths.len();
     match head {
-        Head::GroupSum(c) => widths[depth - 1] = width.div_ceil(c) * c,
+        Head::GroupSum(c) => widths[depth - 1] = widths[depth - 1].div_ceil(c) * c,
         Head::Binary => widths.push(binary_width(n_classes)),
         Head::OneHot => widths.push(n_classes),
     }
@@ -240,6 +243,9 @@ mod tests {
         assert_eq!(net.circuit.n_outputs(), 12);
         assert_eq!(net.circuit.n_gates(), 22);
         assert_eq!(net.n_params(), 22 * 16);
+        let spec: ModelSpec = "lut:2:10x3:5,groupsum:3".parse().unwrap();
+        let net = Network::build(spec, 16, 3, 1).unwrap();
+        assert_eq!((net.circuit.n_gates(), net.circuit.n_outputs()), (26, 6));
         let spec: ModelSpec = "lut:6:8x1,binary".parse().unwrap();
         let net = Network::build(spec, 4, 3, 1).unwrap();
         assert_eq!(net.circuit.n_outputs(), 2);

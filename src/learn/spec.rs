@@ -3,7 +3,9 @@
 //! A spec is a body and an optional head separated by a comma.
 //! - `table`: one lookup table from all input bits to each label bit (the RDA paper's Iris model).
 //! - `pseudolinear`: per label bit `[popcount(p & x) <= popcount(p) div 4]` (the RDA paper's MNIST model).
-//! - `lut:K:WxD`: `D` layers of `W` learned `K`-input LUTs, wiring drawn from the seed.
+//! - `lut:K:WxD`: `D` layers of `W` learned `K`-input LUTs, wiring drawn from the seed;
+//!   `lut:K:WxD:O` makes the last of them `O` wide (a narrow output layer keeps the
+//!   `groupsum` popcount small in hardware).
 //! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
 //!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
 //!   the most ones).
@@ -28,6 +30,8 @@ pub enum Body {
         width: usize,
         /// Layers.
         depth: usize,
+        /// Width of the last layer, if not `width`.
+        last: Option<usize>,
     },
 }
 
@@ -85,7 +89,7 @@ fn parse_body(t: &str) -> Result<Body, String> {
     match fields.as_slice() {
         ["table"] => Ok(Body::Table),
         ["pseudolinear"] => Ok(Body::PseudoLinear),
-        ["lut", k, shape] => {
+        ["lut", k, shape] | ["lut", k, shape, _] => {
             let k: u8 = k.parse().map_err(|_| format!("LUT size '{k}' is not a number"))?;
             if !(1..=crate::domain::boolean::MAX_LUT_INPUTS).contains(&k) {
                 return Err(format!("LUT size {k} is outside 1..=12"));
@@ -96,9 +100,16 @@ fn parse_body(t: &str) -> Result<Body, String> {
             if width == 0 || depth == 0 {
                 return Err("width and depth must be at least 1".into());
             }
-            Ok(Body::Lut { k, width, depth })
+            let last = match fields.get(3) {
+                None => None,
+                Some(o) => match o.parse::<usize>() {
+                    Ok(o) if o >= 1 => Some(o),
+                    _ => return Err(format!("last-layer width '{o}' is not a number >= 1")),
+                },
+            };
+            Ok(Body::Lut { k, width, depth, last })
         }
-        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:WxD")),
+        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:WxD[:O]")),
     }
 }
 
@@ -122,7 +133,8 @@ impl fmt::Display for ModelSpec {
         match self.body {
             Body::Table => write!(f, "table")?,
             Body::PseudoLinear => write!(f, "pseudolinear")?,
-            Body::Lut { k, width, depth } => write!(f, "lut:{k}:{width}x{depth}")?,
+            Body::Lut { k, width, depth, last: None } => write!(f, "lut:{k}:{width}x{depth}")?,
+            Body::Lut { k, width, depth, last: Some(o) } => write!(f, "lut:{k}:{width}x{depth}:{o}")?,
         }
         match self.head {
             Head::Binary => write!(f, ",binary"),
@@ -138,7 +150,8 @@ mod tests {
 
     #[test]
     fn parses_and_prints_round_trip() {
-        for s in ["lut:6:64x2,groupsum:3", "table,onehot", "pseudolinear,binary"] {
+        for s in ["lut:6:64x2,groupsum:3", "lut:2:64x3:30,groupsum:3", "table,onehot", "pseudolinear,binary"]
+        {
             let m: ModelSpec = s.parse().unwrap();
             assert_eq!(m.to_string(), s);
         }
@@ -150,6 +163,7 @@ mod tests {
         for (s, why) in [
             ("lut:6:64", "WIDTHxDEPTH"),
             ("lut:0:4x1", "outside"),
+            ("lut:2:4x2:0", "last-layer width"),
             ("mlp", "unknown body"),
             ("table,groupsum:1", "at least 2"),
             ("table,foo", "unknown head"),

@@ -1,0 +1,92 @@
+//! Relaxed gate networks on Fashion-MNIST (BENCHMARKS.md, "Relaxed logic"): pixels as a
+//! uniform thermometer, relaxed training, and after every `--eval-every` epochs the
+//! discretised circuit's accuracy and AND counts (gate network alone, and the whole
+//! classifier with popcount and argmax). One JSON line per evaluation on stdout.
+//!
+//! ```sh
+//! cargo run --release --example fashion_relaxed -- --model gates:12000x4:1000 --bits 3 \
+//!     --epochs 15 --eval-every 3 --tau 6 --residual 2
+//! ```
+//!
+//! Reads `--dir` (default: Debian's `dataset-fashion-mnist` location). Until `train
+//! --data fashion-mnist` exists this is the way to run relaxed training on it.
+
+use circuitlearn::aig::{Aig, LowerParams};
+use circuitlearn::data::idx::{FASHION_MNIST_DIR, LabelledImages, read_image_dir};
+use circuitlearn::domain::bind_params;
+use circuitlearn::lanes::BitMatrix;
+use circuitlearn::learn::head::accuracy;
+use circuitlearn::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
+use circuitlearn::learn::trainer::predict;
+use circuitlearn::pass;
+use std::time::Instant;
+
+/// Images as bits: `bits` uniform thermometer thresholds per pixel
+/// (bit `i` = pixel > 255 (i + 1) / (bits + 1)); first `limit` images.
+fn encode(set: &LabelledImages, bits: usize, limit: usize) -> (BitMatrix, Vec<u32>) {
+    let n = set.images.count.min(limit);
+    let px = set.images.pixels_per_image();
+    let mut m = BitMatrix::zeros(px * bits, n);
+    for e in 0..n {
+        for (p, &v) in set.images.image(e).iter().enumerate() {
+            for i in 0..bits {
+                if f64::from(v) > 255.0 * (i + 1) as f64 / (bits + 1) as f64 {
+                    m.set(p * bits + i, e, true);
+                }
+            }
+        }
+    }
+    (m, set.labels[..n].iter().map(|&l| u32::from(l)).collect())
+}
+
+fn arg(name: &str, default: &str) -> String {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter().position(|a| a == name).map_or(default.to_string(), |i| args[i + 1].clone())
+}
+
+fn main() {
+    let model = arg("--model", "gates:12000x4:1000");
+    let bits: usize = arg("--bits", "3").parse().unwrap();
+    let limit: usize = arg("--limit", "60000").parse().unwrap();
+    let epochs: usize = arg("--epochs", "15").parse().unwrap();
+    let eval_every: usize = arg("--eval-every", "3").parse().unwrap();
+    let passes = arg("--passes", "strash");
+    let p = RelaxedParams {
+        epochs,
+        batch: arg("--batch", "128").parse().unwrap(),
+        lr: arg("--lr", "0.01").parse().unwrap(),
+        tau: arg("--tau", "6").parse().unwrap(),
+        seed: arg("--seed", "0").parse().unwrap(),
+        residual: arg("--residual", "2").parse().unwrap(),
+    };
+    let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
+    let (x, y) = encode(&splits.train, bits, limit);
+    let (xt, yt) = encode(&splits.test, bits, usize::MAX);
+    let spec = RelaxedSpec::parse(&model, 10).unwrap();
+    let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap();
+    let t0 = Instant::now();
+    relaxed::train(&net, &x, &y, &p, |h, l| {
+        let epoch = h.epoch;
+        let secs = t0.elapsed().as_secs_f64();
+        eprintln!("epoch {epoch} loss {:.4} running {:.4} {secs:.1}s", h.loss, h.running_accuracy);
+        if epoch % eval_every == 0 || epoch == epochs {
+            let params = net.discretise(l);
+            let soft = accuracy(&net.soft_predict(l, &xt), &yt);
+            let hard = accuracy(&predict(&net.network, &params, &xt), &yt);
+            let hard_train = accuracy(&predict(&net.network, &params, &x), &y);
+            let lp = LowerParams { exact_inputs: 0, exact_max_nodes: 12 };
+            let script = pass::parse_script(&passes, &pass::PassContext { care: None }).unwrap();
+            let body = Aig::from_circuit_with(&net.network.circuit, Some(&params), &lp);
+            let (body, _) = pass::run_script(&body, &script, false).unwrap();
+            let cls = bind_params(&net.network.classifier(), &params).unwrap();
+            let cls = Aig::from_circuit_with(&cls, None, &lp);
+            let (cls, _) = pass::run_script(&cls, &script, false).unwrap();
+            let row = serde_json::json!({
+                "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
+                "relaxed_test": soft, "test": hard, "train": hard_train,
+                "live": net.live_nodes(&params), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
+            });
+            println!("{row}");
+        }
+    });
+}

@@ -1,0 +1,123 @@
+use super::*;
+use crate::data::{self, Encoder, Encoding};
+use crate::learn::head::accuracy;
+use crate::learn::trainer::{forward, predict};
+
+fn random_inputs(rows: usize, examples: usize, seed: u64) -> BitMatrix {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let ex: Vec<Vec<bool>> = (0..examples).map(|_| (0..rows).map(|_| rng.random()).collect()).collect();
+    BitMatrix::from_examples(rows, &ex)
+}
+
+#[test]
+fn specs_parse_print_and_reject() {
+    let g = RelaxedSpec::parse("gates:30x3", 3).unwrap();
+    assert_eq!(g.relaxation, Relaxation::Gates);
+    assert_eq!(g.discrete.to_string(), "lut:2:30x3,groupsum:3");
+    assert_eq!(g.to_string(), "gates:30x3,groupsum:3");
+    let l = RelaxedSpec::parse("lut:4:20x2,groupsum:2", 2).unwrap();
+    assert_eq!((l.relaxation, l.to_string()), (Relaxation::Lut, "lut:4:20x2,groupsum:2".into()));
+    for (bad, why) in [("mlp:10", "gates:WxD"), ("gates:10", "WIDTHxDEPTH"), ("gates:8x1,binary", "groupsum")]
+    {
+        let e = RelaxedSpec::parse(bad, 3).unwrap_err();
+        assert!(e.to_string().contains(why), "{e}");
+    }
+}
+
+/// On 0/1 inputs with 0/1 tables the relaxed forward is the Boolean network, output for
+/// output: wiring, address order and parameter placement agree.
+#[test]
+fn hard_tables_reproduce_the_boolean_network() {
+    for (spec, seed) in
+        [("gates:24x3,groupsum:3", 1), ("lut:3:15x2,groupsum:3", 2), ("lut:5:9x2,groupsum:3", 3)]
+    {
+        let net = RelaxedNet::build(RelaxedSpec::parse(spec, 3).unwrap(), 11, 3, seed).unwrap();
+        let logits = net.init(seed, 0.0);
+        let params = net.discretise(&logits);
+        let hard: Vec<f32> = {
+            let mut v = Vec::new();
+            for (l, layer) in net.layers.iter().enumerate() {
+                let first = net.offsets()[l].0;
+                for n in 0..layer.width() {
+                    let base = net.table_params[first + n];
+                    v.extend((0..1usize << layer.k).map(|s| f32::from(u8::from(params[base + s]))));
+                }
+            }
+            v
+        };
+        let x = random_inputs(11, 70, seed);
+        let idx: Vec<usize> = (0..70).collect();
+        let acts = net.forward_chunk(&hard, gather(&x, &idx), 70);
+        let want = forward(&net.network.circuit, &params, &x);
+        let last = acts.last().unwrap();
+        for j in 0..want.rows() {
+            for e in 0..70 {
+                assert_eq!(last[j * 70 + e], f32::from(u8::from(want.get(j, e))), "{spec} out {j} ex {e}");
+            }
+        }
+    }
+}
+
+/// The gates relaxation: the table of a one-hot mixture is that function's truth table,
+/// and AND / XOR relax to ab and a + b - 2ab.
+#[test]
+fn gate_mixture_tables_are_truth_tables() {
+    let net = RelaxedNet::build(RelaxedSpec::parse("gates:2x1,groupsum:2", 2).unwrap(), 2, 2, 0).unwrap();
+    let mut w = vec![-30.0f32; 32];
+    w[0b1000] = 30.0; // AND: only s = 3 (a = b = 1)
+    w[16 + 0b0110] = 30.0; // XOR
+    let t = net.tables(&w);
+    assert_eq!(t.iter().map(|v| v.round() as u8).collect::<Vec<_>>(), vec![0, 0, 0, 1, 0, 1, 1, 0]);
+    let x = vec![0.3f32, 0.6]; // a = 0.3, b = 0.6, one example
+    let acts = net.forward_chunk(&t, x, 1);
+    let y = &acts[1];
+    assert!((y[0] - 0.3 * 0.6).abs() < 1e-5 && (y[1] - (0.3 + 0.6 - 2.0 * 0.18)).abs() < 1e-5, "{y:?}");
+}
+
+/// Logit gradients of the whole loss against central differences, both relaxations.
+#[test]
+fn logit_gradients_match_finite_differences() {
+    for spec in ["gates:6x2,groupsum:2", "lut:3:6x2,groupsum:2"] {
+        let net = RelaxedNet::build(RelaxedSpec::parse(spec, 2).unwrap(), 5, 2, 4).unwrap();
+        let x = random_inputs(5, 9, 7);
+        let labels: Vec<u32> = (0..9).map(|e| e % 2).collect();
+        let idx: Vec<usize> = (0..9).collect();
+        let logits = net.init(3, 0.5);
+        let loss = |w: &[f32]| chunk_gradient(&net, &net.tables(w), &x, &labels, &idx, 0.7, 1.0).1;
+        let tables = net.tables(&logits);
+        let (dt, _, _) = chunk_gradient(&net, &tables, &x, &labels, &idx, 0.7, 1.0);
+        let g = net.logit_grads(&logits, &tables, &dt);
+        let h = 1e-2f32;
+        for i in (0..logits.len()).step_by(3) {
+            let (mut up, mut down) = (logits.clone(), logits.clone());
+            up[i] += h;
+            down[i] -= h;
+            let fd = (loss(&up) - loss(&down)) / f64::from(2.0 * h);
+            assert!((fd - f64::from(g[i])).abs() < 2e-3, "{spec} logit {i}: {fd} vs {}", g[i]);
+        }
+    }
+}
+
+/// Relaxed gates on thermometer-encoded Iris: trains, discretises, and the Boolean circuit
+/// classifies the held-out examples; the result is the same for any thread count.
+#[test]
+fn gates_learn_iris_and_discretise() {
+    let ds = data::load("iris").unwrap();
+    let (tr, te) = data::stratified_split(&ds.labels, 0.3, 0);
+    let (train_ds, test_ds) = (ds.subset(&tr), ds.subset(&te));
+    let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train_ds).unwrap();
+    let (x, xt) = (enc.encode(&train_ds).unwrap(), enc.encode(&test_ds).unwrap());
+    let spec = RelaxedSpec::parse("gates:120x2", 3).unwrap();
+    let net = RelaxedNet::build(spec, enc.n_bits(), 3, 0).unwrap();
+    let p = RelaxedParams { epochs: 60, batch: 32, lr: 0.05, tau: 4.0, ..RelaxedParams::default() };
+    let report = train(&net, &x, &train_ds.labels, &p, |_, _| {});
+    let first = report.history[0].loss;
+    assert!(report.history.last().unwrap().loss < first, "loss fell");
+    let params = net.discretise(&report.logits);
+    let hard = accuracy(&predict(&net.network, &params, &xt), &test_ds.labels);
+    let soft = accuracy(&net.soft_predict(&report.logits, &xt), &test_ds.labels);
+    assert!(hard >= 0.85 && soft >= 0.85, "discrete {hard}, relaxed {soft}");
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let again = one.install(|| train(&net, &x, &train_ds.labels, &p, |_, _| {}));
+    assert_eq!(again.logits, report.logits);
+}

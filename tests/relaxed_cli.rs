@@ -1,0 +1,86 @@
+//! Relaxed logic from the command line: `train --domain smooth --model gates:WxD` trains
+//! a relaxed gate network on thermometer-encoded data, writes the discretised circuit as an
+//! ordinary `model.json`, and `eval` and `verify --icarus` read it unchanged.
+
+mod common;
+
+use circuitlearn::tools::Tool;
+use common::have;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn circuitlearn(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("binary runs")
+}
+
+fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    serde_json::from_str(stdout.lines().last().unwrap_or_default())
+}
+
+#[test]
+fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let train = [
+        "train",
+        "--data",
+        "wine",
+        "--domain",
+        "smooth",
+        "--model",
+        "gates:128x2",
+        "--epochs",
+        "60",
+        "--batch",
+        "32",
+        "--lr",
+        "0.05",
+        "--out",
+        "runs/wine",
+        "--json",
+    ];
+    let o = circuitlearn(&train, d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = last_json(&o)?;
+    assert_eq!(m["domain"], "smooth");
+    assert_eq!(m["discrete_model"], "lut:2:128x2,groupsum:3");
+    for key in ["test_accuracy", "relaxed_test_accuracy"] {
+        let acc = m[key].as_f64().ok_or(key)?;
+        assert!(acc >= 0.85, "{key} {acc}: {m}");
+    }
+    // The whole classifier: 3 group popcounts and an argmax on top of the gates.
+    assert!(m["and_nodes"].as_u64().ok_or("ands")? > 20, "{m}");
+    let want = if have(&[Tool::Iverilog, Tool::Vvp]) { "pass" } else { "skipped" };
+    assert_eq!(m["icarus"], want, "{m}");
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/wine/model.json"))?)?;
+    assert_eq!(model["spec"], "lut:2:128x2,groupsum:3");
+
+    // eval rebuilds the discretised circuit and agrees with train's figure on all rows.
+    let o = circuitlearn(&["eval", "--model", "runs/wine/model.json", "--data", "wine", "--json"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let e = last_json(&o)?;
+    let (tr, te) = (m["train_accuracy"].as_f64().ok_or("train")?, m["test_accuracy"].as_f64().ok_or("test")?);
+    let (ntr, nte) = (m["train_examples"].as_f64().ok_or("n")?, m["test_examples"].as_f64().ok_or("n")?);
+    let all = e["accuracy"].as_f64().ok_or("accuracy")?;
+    assert!((all - (tr * ntr + te * nte) / (ntr + nte)).abs() < 1e-9, "{e} vs {m}");
+
+    if have(&[Tool::Iverilog, Tool::Vvp]) {
+        let o = circuitlearn(&["verify", "--model", "runs/wine/model.json", "--icarus", "--json"], d.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(last_json(&o)?["icarus"]["result"], "pass");
+    }
+    Ok(())
+}
+
+#[test]
+fn relaxed_models_refuse_bad_specs_with_exit_2() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let o = circuitlearn(&["train", "--domain", "smooth", "--model", "gates:16x2,binary"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("groupsum"));
+}
