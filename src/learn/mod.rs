@@ -10,6 +10,6 @@ pub mod symmetric;
 pub mod trainer;
 pub mod tree;
 
-pub use network::{ModelError, Network};
+pub use network::{MAX_PARAMS, ModelError, Network, param_count};
 pub use spec::{Body, Head, ModelSpec};
 pub use trainer::{EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams};
