@@ -12,4 +12,6 @@ pub mod tree;
 
 pub use network::{MAX_PARAMS, ModelError, Network, param_count};
 pub use spec::{Body, Head, ModelSpec};
-pub use trainer::{EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams};
+pub use trainer::{
+    Checkpoint, EpochEnd, EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams,
+};
