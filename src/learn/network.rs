@@ -15,6 +15,10 @@ use thiserror::Error;
 /// Largest input count the `table` model accepts (its table has `2^n` entries per bit).
 pub const MAX_TABLE_INPUTS: usize = 16;
 
+/// Most input bits a network may have (a model file's `n_inputs` is not backed by data,
+/// and the wiring draws from a pool of every input).
+pub const MAX_INPUT_BITS: usize = 1 << 24;
+
 /// Most parameters a network may have (a spec or model file asking for more is refused
 /// before anything is allocated).
 pub const MAX_PARAMS: usize = 1 << 30;
@@ -44,6 +48,12 @@ pub enum ModelError {
     /// Data with no input bits.
     #[error("the data has no input bits")]
     NoInputs,
+    /// More input bits than [`MAX_INPUT_BITS`].
+    #[error("{inputs} input bits; at most {MAX_INPUT_BITS} are supported")]
+    TooManyInputs {
+        /// Input bits asked for.
+        inputs: usize,
+    },
     /// More parameters than [`MAX_PARAMS`].
     #[error("model {spec} over {inputs} input bits needs more than {MAX_PARAMS} parameters")]
     TooLarge {
@@ -79,6 +89,9 @@ impl Network {
             && c != n_classes
         {
             return Err(ModelError::ClassMismatch { head: c, data: n_classes });
+        }
+        if n_inputs > MAX_INPUT_BITS {
+            return Err(ModelError::TooManyInputs { inputs: n_inputs });
         }
         if param_count(spec, n_inputs, n_classes).is_none_or(|p| p > MAX_PARAMS) {
             return Err(ModelError::TooLarge { spec: spec.to_string(), inputs: n_inputs });
@@ -306,8 +319,13 @@ mod tests {
         let huge: ModelSpec = "lut:6:1000000000x1000000000".parse().unwrap();
         assert_eq!(param_count(huge, 8, 2), None);
         assert!(matches!(Network::build(huge, 8, 2, 0), Err(ModelError::TooLarge { .. })));
-        let wide: ModelSpec = "pseudolinear".parse().unwrap();
-        assert!(matches!(Network::build(wide, 1 << 40, 2, 0), Err(ModelError::TooLarge { .. })));
+        let wide: ModelSpec = "pseudolinear,onehot".parse().unwrap();
+        assert_eq!(param_count(wide, 1 << 24, 100), Some(100 << 24));
+        assert!(matches!(Network::build(wide, 1 << 24, 100, 0), Err(ModelError::TooLarge { .. })));
+        // Few parameters, but the wiring would draw from 2^40 inputs.
+        let narrow: ModelSpec = "lut:1:1x1".parse().unwrap();
+        assert_eq!(param_count(narrow, 1 << 40, 2), Some(4));
+        assert_eq!(Network::build(narrow, 1 << 40, 2, 0), Err(ModelError::TooManyInputs { inputs: 1 << 40 }));
     }
 
     #[test]
