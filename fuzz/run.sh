@@ -15,7 +15,7 @@ seconds=${1:?usage: fuzz/run.sh SECONDS [target...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(csv pla pla_gz blif aiger model_json specs)
+  targets=(csv pla pla_gz blif aiger model_json specs idx)
 fi
 work=${WORK:-$(mktemp -d)}
 export RUSTC_BOOTSTRAP=1

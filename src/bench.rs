@@ -4,7 +4,7 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::Bool;
 use crate::lanes::{BitMatrix, EvalParams, Program};
-use crate::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use crate::learn::{ModelError, ModelSpec, Network, Optimizer, Report, Trainer, VoteParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -58,8 +58,8 @@ pub struct BenchReport {
     pub forward_gate_evals_per_s: f64,
     /// The same on every core of the rayon pool.
     pub forward_gate_evals_per_s_all: f64,
-    /// Training examples per second: one epoch of batched RDA on `lut:6:1000x1,groupsum:10`
-    /// over 784 random input bits.
+    /// Training examples per second: one epoch of batched RDA on [`TRAIN_REFERENCE_MODEL`]
+    /// (or the model asked for) over 784 random input bits.
     pub train_examples_per_s: f64,
     /// Inference images per second through a 48,000-gate random circuit over 2,352 input
     /// bits (Fashion-MNIST with 3 thermometer bits per pixel), all cores.
@@ -97,9 +97,64 @@ pub fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-/// Measures this machine; `seconds` is the time budget per figure.
+/// The reference LUT network of the training figure.
+pub const TRAIN_REFERENCE_MODEL: &str = "lut:6:1000x1,groupsum:10";
+
+/// The reference training run: one epoch of batched RDA (votes, batch 1024) on a
+/// 10-class model ([`TRAIN_REFERENCE_MODEL`] unless told) over 8,192 examples of 784
+/// random input bits with labels `i mod 10`.
+pub struct TrainReference {
+    net: Network,
+    inputs: BitMatrix,
+    labels: Vec<u32>,
+    trainer: Trainer,
+}
+
+impl TrainReference {
+    /// Builds the reference network and data.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::with_model(TRAIN_REFERENCE_MODEL.parse().expect("valid spec"))
+            .expect("the reference model builds")
+    }
+
+    /// Builds `spec` for the reference data.
+    ///
+    /// # Errors
+    /// If the spec does not fit 784 inputs and 10 classes.
+    pub fn with_model(spec: ModelSpec) -> Result<Self, ModelError> {
+        let net = Network::build(spec, 784, 10, 0)?;
+        let n_train = 8192;
+        let inputs = random_bits(784, n_train, 3);
+        let labels: Vec<u32> = (0..n_train as u32).map(|i| i % 10).collect();
+        let trainer =
+            Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 10))).epochs(1).batch(1024);
+        Ok(Self { net, inputs, labels, trainer })
+    }
+
+    /// Examples per epoch.
+    #[must_use]
+    pub fn examples(&self) -> usize {
+        self.labels.len()
+    }
+
+    /// Runs one epoch from the seed's initial parameters.
+    #[must_use]
+    pub fn epoch(&self) -> Report {
+        self.trainer.run(&self.net, &self.inputs, &self.labels, |_| {})
+    }
+}
+
+impl Default for TrainReference {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Measures this machine; `seconds` is the time budget per figure, `train` the training
+/// figure's run.
 #[must_use]
-pub fn run(seconds: f64) -> BenchReport {
+pub fn run(seconds: f64, train: &TrainReference) -> BenchReport {
     let f = random_gate_circuit(1, 256, 10_000, 64, 512);
     let x = random_bits(256, 1 << 16, 2);
     let p = Program::new(&f);
@@ -108,14 +163,7 @@ pub fn run(seconds: f64) -> BenchReport {
     let forward_gate_evals_per_s = best_rate(seconds, evals, || drop(p.eval(&x, &one)));
     let forward_gate_evals_per_s_all = best_rate(seconds, evals, || drop(p.eval(&x, &EvalParams::default())));
 
-    let spec: ModelSpec = "lut:6:1000x1,groupsum:10".parse().expect("valid spec");
-    let net = Network::build(spec, 784, 10, 0).expect("builds");
-    let n_train = 8192;
-    let xt = random_bits(784, n_train, 3);
-    let labels: Vec<u32> = (0..n_train as u32).map(|i| i % 10).collect();
-    let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 10))).epochs(1).batch(1024);
-    let train_examples_per_s =
-        best_rate(seconds, n_train as f64, || drop(trainer.run(&net, &xt, &labels, |_| {})));
+    let train_examples_per_s = best_rate(seconds, train.examples() as f64, || drop(train.epoch()));
 
     let g = random_gate_circuit(4, 2352, 48_000, 1000, 4096);
     let images = 10_000;

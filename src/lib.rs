@@ -13,5 +13,6 @@ pub mod io;
 pub mod lanes;
 pub mod learn;
 pub mod pass;
+pub mod smooth;
 pub mod tools;
 pub mod verify;

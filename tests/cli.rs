@@ -191,3 +191,53 @@ fn iwls_fits_selects_and_writes_a_small_aig() {
     assert_eq!(tsv.lines().count(), 2, "{tsv}");
     assert!(tsv.starts_with("ex\tinputs\tvalid_accuracy\tand_nodes\tseconds\tmodel\nex99\t10\t"));
 }
+
+/// The sum bit of an adder (bit 9 of `a + b` for 10-bit `a`, `b`, random examples) is out
+/// of reach of trees and symmetric models; `iwls` finds the operand pair, learns the
+/// carry as a threshold function and gets it nearly right on validation.
+#[test]
+fn iwls_learns_an_adder_sum_bit_as_a_threshold_xor_pair() {
+    use rand::{RngExt, SeedableRng};
+    let d = tempfile::tempdir().unwrap();
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+    let mut pla = |rows: usize| {
+        let mut s = String::from(".i 20\n.o 1\n.type fr\n");
+        for _ in 0..rows {
+            let (a, b) = (rng.random_range(0..1024u32), rng.random_range(0..1024u32));
+            let bits: String = (0..20).map(|i| if (a | b << 10) >> i & 1 == 1 { '1' } else { '0' }).collect();
+            s.push_str(&format!("{bits} {}\n", (a + b) >> 9 & 1));
+        }
+        s
+    };
+    std::fs::write(d.path().join("add.train.pla"), pla(3000)).unwrap();
+    std::fs::write(d.path().join("add.valid.pla"), pla(1000)).unwrap();
+    let out = circuitlearn(
+        &["iwls", "--train", "add.train.pla", "--valid", "add.valid.pla", "-o", "add.aig", "--json"],
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert!(j["valid_accuracy"].as_f64().unwrap() >= 0.97, "{j}");
+    assert!(j["model"].as_str().unwrap().contains("xor inputs [9, 19]"), "{j}");
+}
+
+/// `plot` draws one point per run from the runs' metrics.json (two training paths, two
+/// colours) and refuses a file that is not a metrics.json with one line and exit 2.
+#[test]
+fn plot_draws_runs_and_rejects_non_metrics() {
+    let d = tempfile::tempdir().unwrap();
+    for (run, path, ands, acc) in
+        [("a", "rda", 1200, 0.8), ("b", "relaxed", 40000, 0.88), ("c", "rda", 9000, 0.83)]
+    {
+        std::fs::create_dir(d.path().join(run)).unwrap();
+        let m = format!(r#"{{"training_path":"{path}","and_nodes":{ands},"test_accuracy":{acc}}}"#);
+        std::fs::write(d.path().join(run).join("metrics.json"), m).unwrap();
+    }
+    let out = circuitlearn(&["plot", "a", "b", "c/metrics.json", "-o", "p.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(d.path().join("p.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 3 + 2, "3 points and 2 legend entries: {svg}");
+    std::fs::write(d.path().join("x.json"), r#"{"test_accuracy":0.5}"#).unwrap();
+    assert_bad_input(&["plot", "x.json"], d.path(), "x.json: no number \"and_nodes\"");
+    assert_bad_input(&["plot", "missing"], d.path(), "missing");
+}

@@ -1,6 +1,6 @@
 //! `circuitlearn bench`: throughput figures of this machine.
 
-use super::common::set_threads;
+use super::common::{UsageError, set_threads};
 use clap::Args;
 
 /// Arguments of `bench`.
@@ -12,6 +12,9 @@ pub struct BenchArgs {
     /// Worker threads for the all-core figures (0 = one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Model of the training figure (784 random input bits, 10 classes).
+    #[arg(long, default_value = crate::bench::TRAIN_REFERENCE_MODEL)]
+    pub train_model: String,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
@@ -23,7 +26,11 @@ pub struct BenchArgs {
 /// None in practice; JSON serialisation.
 pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     set_threads(a.threads);
-    let r = crate::bench::run(a.seconds);
+    let spec: crate::learn::ModelSpec =
+        a.train_model.parse().map_err(|e| UsageError(format!("--train-model: {e}")))?;
+    let train = crate::bench::TrainReference::with_model(spec)
+        .map_err(|e| UsageError(format!("--train-model: {e}")))?;
+    let r = crate::bench::run(a.seconds, &train);
     if a.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
@@ -33,8 +40,8 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
             r.threads, r.forward_gate_evals_per_s_all
         );
         println!(
-            "training (RDA votes)      {:.0} examples/s  (lut:6:1000x1,groupsum:10, 784 input bits)",
-            r.train_examples_per_s
+            "training (RDA votes)      {:.0} examples/s  ({}, 784 input bits)",
+            r.train_examples_per_s, a.train_model
         );
         println!("inference, 48k gates      {:.0} images/s  (2,352 input bits)", r.infer_images_per_s);
         println!("peak resident memory      {:.0} MiB", r.peak_rss_mb);

@@ -168,7 +168,7 @@ pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) ->
             let (network, params) = file.network(m)?;
             let run_dir = m.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
             let name = name.map(str::to_string).or(run_dir).unwrap_or_else(|| file.dataset.clone());
-            Netlist::indexed(&module_name(&name), bind_params(&network.circuit, &params)?)
+            Netlist::indexed(&module_name(&name), bind_params(&network.classifier(), &params)?)
         }
         (None, Some(c)) => {
             let net = match c.extension().and_then(|e| e.to_str()) {

@@ -4,14 +4,17 @@
 //!
 //! Portfolio (this version): decision trees of several depths and leaf sizes compiled to
 //! multiplexers, over the inputs and (up to 64 inputs) also over the XOR of every input
-//! pair (sum bits and parities become one test), a symmetric-function model (a table over the input popcount), and the
+//! pair (sum bits and parities become one test); a symmetric-function model (a table over
+//! the input popcount); threshold functions with rounded logistic-regression weights,
+//! alone (comparators, carries) and XORed with the pair of inputs found by a Fourier
+//! screen (sum bits of adders); majority votes of bagged trees (noisy data); and the
 //! constant majority; every candidate is lowered to an AIG,
 //! optimised with `strash,fraig,balance` and kept only within `--max-and`. The chosen
 //! one maximises validation accuracy (fewer ANDs on ties). No retraining on the
 //! validation split, so the reported accuracy is an honest held-out figure.
 
 use super::common::{UsageError, progress};
-use crate::aig::Aig;
+use crate::aig::{Aig, LowerParams};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::data::{self, Dataset, Features};
 use crate::domain::{Bool, BoolBuild};
@@ -19,7 +22,9 @@ use crate::io::aiger::{AigerFormat, netlist_to_aiger};
 use crate::io::{Netlist, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::symmetric::Symmetric;
-use crate::learn::tree::{Tree, TreeParams};
+use crate::learn::threshold::{LogisticFit, best_xor_pair};
+use crate::learn::tree::{Forest, Tree, TreeParams};
+use crate::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass::{PassContext, parse_script, run_script};
 use anyhow::Context;
 use clap::Args;
@@ -116,12 +121,36 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
         let acc = accuracy(&g, &xv, &yv);
         (acc, g, "constant majority".to_string())
     };
+    // Lowers a candidate circuit, optimises it and keeps it if it fits the budget and
+    // beats the best so far on validation (fewer ANDs on ties).
+    let mut consider_aig = |aig: Aig, describe: &dyn Fn() -> String| -> anyhow::Result<()> {
+        if aig.n_ands() > max_and {
+            return Ok(());
+        }
+        let acc = accuracy(&aig, &xv, &yv);
+        if acc > best.0 + 1e-12 || ((acc - best.0).abs() <= 1e-12 && aig.n_ands() < best.1.n_ands()) {
+            best = (acc, aig, describe());
+        }
+        Ok(())
+    };
+    let mut consider = |circuit: &Circuit<Bool>, describe: &dyn Fn() -> String| -> anyhow::Result<()> {
+        consider_aig(run_script(&Aig::from_circuit(circuit, None), &script, false)?.0, describe)
+    };
     if n <= 255 {
         let sym = Symmetric::fit(&xt, &yt);
-        let (aig, _) = run_script(&Aig::from_circuit(&sym.to_circuit(), None), &script, false)?;
-        let acc = accuracy(&aig, &xv, &yv);
-        if aig.n_ands() <= max_and && acc > best.0 + 1e-12 {
-            best = (acc, aig, "symmetric (table over the input popcount)".to_string());
+        consider(&sym.to_circuit(), &|| "symmetric (table over the input popcount)".to_string())?;
+    }
+    // Threshold functions (comparators, carries) and, XORed with the best pair of inputs,
+    // sum bits of adders.
+    let pair = (n <= 512).then(|| best_xor_pair(&xt, &yt)).flatten();
+    for xor in std::iter::once(vec![]).chain(pair.map(|((a, b), _)| vec![a, b])) {
+        let fit = LogisticFit::fit(&xt, &yt, &xor, 64, 1e-4);
+        for bits in [2, 3, 4, 6, 8, 10, 12] {
+            let m = fit.round(bits);
+            consider(&m.to_circuit(n), &|| {
+                let over = if m.xor.is_empty() { String::new() } else { format!(" xor inputs {:?}", m.xor) };
+                format!("threshold of {} inputs, {bits}-bit weights{over}", m.terms.len())
+            })?;
         }
     }
     // Features: the inputs, and (for up to 64 inputs) the XOR of every pair of inputs,
@@ -132,27 +161,42 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
             let params = TreeParams { max_depth: depth, min_leaf };
             // The same tree shapes over the plain inputs and, where built, the XOR features.
             let plain = Tree::fit(&xt, &yt, &params);
-            let mut candidates = vec![(plain.to_circuit(n), plain.splits(), "")];
+            consider(&plain.to_circuit(n), &|| {
+                format!("tree depth {depth}, min leaf {min_leaf}, {} splits", plain.splits())
+            })?;
             if let Some((feat, xf)) = &xor {
                 let t = Tree::fit(xf, &yt, &params);
-                candidates.push((
-                    feat.then(&t.to_circuit(feat.n_outputs()))?,
-                    t.splits(),
-                    " over inputs and pairwise XORs",
-                ));
-            }
-            for (circuit, splits, over) in candidates {
-                let (aig, _) = run_script(&Aig::from_circuit(&circuit, None), &script, false)?;
-                if aig.n_ands() > max_and {
-                    continue;
-                }
-                let acc = accuracy(&aig, &xv, &yv);
-                if acc > best.0 + 1e-12 || ((acc - best.0).abs() <= 1e-12 && aig.n_ands() < best.1.n_ands()) {
-                    best =
-                        (acc, aig, format!("tree depth {depth}, min leaf {min_leaf}, {splits} splits{over}"));
-                }
+                consider(&feat.then(&t.to_circuit(feat.n_outputs()))?, &|| {
+                    format!(
+                        "tree depth {depth}, min leaf {min_leaf}, {} splits over inputs and pairwise XORs",
+                        t.splits()
+                    )
+                })?;
             }
         }
+    }
+    // Bagged trees: majority votes of trees grown on bootstrap samples.
+    for (n_trees, depth) in [(7, 8), (15, 8), (7, 10), (15, 10)] {
+        let params = TreeParams { max_depth: depth, min_leaf: 1 };
+        let forest = Forest::fit_bagged(&xt, &yt, &params, n_trees, 0);
+        consider(&forest.to_circuit(n), &|| {
+            format!("{n_trees} bagged trees of depth {depth}, {} splits", forest.splits())
+        })?;
+    }
+    // RDA-trained LUT networks (vote counting), the group-sum head in the circuit.
+    let labels: Vec<u32> = (0..yt.examples()).map(|e| u32::from(yt.get(0, e))).collect();
+    for shape in ["lut:6:16x1", "lut:6:64x1", "lut:4:64x2"] {
+        let spec: ModelSpec = format!("{shape},groupsum:2").parse()?;
+        let net = Network::build(spec, n, 2, 0)?;
+        let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 2))).epochs(20).seed(0);
+        let report = trainer.run(&net, &xt, &labels, |_| {});
+        let lower = LowerParams { exact_inputs: 3, exact_max_nodes: 12 };
+        let (aig, _) = run_script(
+            &Aig::from_circuit_with(&net.classifier(), Some(&report.params), &lower),
+            &script,
+            false,
+        )?;
+        consider_aig(aig, &|| format!("RDA LUT network {spec}, 20 epochs"))?;
     }
     let name = train
         .file_name()

@@ -9,8 +9,10 @@ mod eval;
 mod export;
 mod iwls;
 mod opt;
+mod plot;
 mod repro;
 mod train;
+mod train_smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};
@@ -43,6 +45,8 @@ pub enum Command {
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
     Bench(bench::BenchArgs),
+    /// Plot test accuracy against AND nodes for training runs (SVG).
+    Plot(plot::PlotArgs),
     /// IWLS 2020 learning task: fit, select on the validation split, write AIGER.
     Iwls(iwls::IwlsArgs),
     /// Run `iwls` on every benchmark of a folder (resumable), writing results.tsv.
@@ -63,10 +67,12 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Opt(a) => opt::run(&a),
         Command::Cec(a) => cec::run(&a),
         Command::Bench(a) => bench::run(&a),
+        Command::Plot(a) => plot::run(&a),
         Command::Iwls(a) => iwls::run(&a),
         Command::IwlsSuite(a) => iwls::run_suite(&a),
     }
 }
 
 pub use common::{UsageError, exit_code};
+pub use repro::numeric_optics_iris_accuracies as repro_numeric_optics_iris;
 pub use repro::polycirc_iris_accuracy as repro_polycirc_iris;

@@ -10,7 +10,7 @@ use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::model_file::params_to_hex;
 use crate::io::testbench::concat_examples;
 use crate::io::{ModelFile, write_atomic};
-use crate::learn::head::accuracy;
+use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass;
@@ -35,24 +35,28 @@ pub struct TrainArgs {
     /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear [default: lut:6:64x1,groupsum:C for C classes].
     #[arg(long)]
     pub model: Option<String>,
-    /// Domain of the model: bool (Boolean circuits). poly and smooth are not in this build yet.
+    /// Domain of the model: bool (Boolean circuits) or smooth (f32 tensor circuits trained
+    /// by gradient descent: models mlp:H1xH2..., conv, linear, dense, hidden:N; default
+    /// mlp:256x128; optimizers sgd, momentum, nesterov, adagrad, adam (default adam, lr 0.001);
+    /// losses softmax-ce (default) or mse; --data fashion-mnist or an IDX directory too).
+    /// poly is library-only.
     #[arg(long, default_value = "bool")]
     pub domain: String,
     /// Optimiser: rda (faithful, per example), votes (batched, vote counting) or parity (batched, Z2 sum; shows why votes are needed) [default: rda for table, votes otherwise].
     #[arg(long)]
     pub optimizer: Option<String>,
-    /// Loss: xor (the Boolean loss).
-    #[arg(long, default_value = "xor")]
-    pub loss: String,
+    /// Loss: xor (the Boolean loss); for --domain smooth, softmax-ce or mse [default: xor, or softmax-ce for smooth].
+    #[arg(long)]
+    pub loss: Option<String>,
     /// Numeric feature encoding: threshold | thermometer:B.
     #[arg(long, default_value = "thermometer:8")]
     pub encoding: String,
     /// Passes over the training data.
     #[arg(long, default_value_t = 20)]
     pub epochs: usize,
-    /// Examples per batch (votes optimiser).
-    #[arg(long, default_value_t = 1024)]
-    pub batch: usize,
+    /// Examples per batch (votes optimiser; smooth mini-batches) [default: 1024, or 128 for smooth].
+    #[arg(long)]
+    pub batch: Option<usize>,
     /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
     #[arg(long)]
     pub lr: Option<f64>,
@@ -125,8 +129,8 @@ pub struct Metrics {
     pub test_accuracy: f64,
     /// Gates of the model circuit (LUTs count one each).
     pub gates: usize,
-    /// AND nodes of the trained circuit as an AIG, parameters folded, after the pass
-    /// script (the head's popcount/argmax is not included).
+    /// AND nodes of the whole classifier (body and head: popcounts and argmax) as an AIG,
+    /// parameters folded, after the pass script.
     pub and_nodes: usize,
     /// The pass script and what each pass did.
     pub passes: Vec<crate::pass::PassStats>,
@@ -157,7 +161,7 @@ fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
 }
 
 /// Splits `ds` (or pairs it with `--test`) into train and test sets.
-fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
+pub(super) fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Dataset, String)> {
     if let Some(t) = &a.test {
         let test = data::load(t)?;
         return Ok((ds, test, t.clone()));
@@ -180,15 +184,18 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         None => (None, None),
     };
     let a = resumed_args.as_ref().unwrap_or(a);
-    if a.domain != "bool" {
-        return Err(UsageError(format!(
-            "--domain {}: only the bool domain is available in this build",
-            a.domain
-        ))
-        .into());
+    match a.domain.as_str() {
+        "bool" => {}
+        "smooth" => return super::train_smooth::run(a),
+        other => {
+            return Err(UsageError(format!(
+                "--domain {other}: the command line trains the bool and smooth domains (poly is library-only)"
+            ))
+            .into());
+        }
     }
-    if a.loss != "xor" {
-        return Err(UsageError(format!("--loss {}: the bool domain trains with the xor loss", a.loss)).into());
+    if let Some(loss) = a.loss.as_deref().filter(|&l| l != "xor") {
+        return Err(UsageError(format!("--loss {loss}: the bool domain trains with the xor loss")).into());
     }
     set_threads(a.threads);
     let ds = data::load(&a.data)?;
@@ -221,7 +228,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         (o, _) => o,
     };
     let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
-    let trainer = Trainer::new(optimizer).epochs(a.epochs).batch(a.batch).seed(a.seed).init(init);
+    let trainer =
+        Trainer::new(optimizer).epochs(a.epochs).batch(a.batch.unwrap_or(1024)).seed(a.seed).init(init);
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let bar = progress(a.epochs as u64, a.json, "train");
     let t0 = Instant::now();
@@ -243,19 +251,20 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
     let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
-    let lowered = Aig::from_circuit_with(&net.circuit, Some(&report.params), &lower);
+    let classifier = net.classifier();
+    let lowered = Aig::from_circuit_with(&classifier, Some(&report.params), &lower);
     let script = pass::parse_script(&a.passes, &pass::PassContext { care: Some(x_train.clone()) })?;
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
     // A pass that changes the function (dc) is judged by accuracy after it.
     let after = script.iter().any(|p| !p.preserves_function()).then(|| {
-        let head = |x: &crate::lanes::BitMatrix| net.spec.head.predict(&aig.simulate(x), net.n_classes);
+        let head = |x: &crate::lanes::BitMatrix| classes_of_indices(&aig.simulate(x), net.n_classes);
         (accuracy(&head(&x_train), &train.labels), accuracy(&head(&x_test), &test.labels))
     });
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
     let vectors = concat_examples(&[&x_train, &x_test]);
     let hw = export_trained(
         &name,
-        &net.circuit,
+        &classifier,
         &report.params,
         &vectors,
         "verilog-out".as_ref(),

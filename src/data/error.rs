@@ -18,6 +18,16 @@ pub enum DataError {
         /// What was found and what was expected.
         msg: String,
     },
+    /// A binary file (IDX) is malformed at byte `offset` (0-based, in the decompressed stream).
+    #[error("{path}: byte {offset}: {msg}")]
+    Binary {
+        /// File name as given by the user.
+        path: String,
+        /// 0-based byte offset of the offending field.
+        offset: usize,
+        /// What was found and what was expected.
+        msg: String,
+    },
     /// The file could not be opened, read or decompressed.
     #[error("{path}: {source}")]
     Io {
@@ -47,6 +57,11 @@ impl DataError {
     /// A [`DataError::Parse`] for `path` at 1-based `line`.
     pub(crate) fn parse(path: &str, line: usize, msg: impl Into<String>) -> Self {
         Self::Parse { path: path.to_owned(), line, msg: msg.into() }
+    }
+
+    /// A [`DataError::Binary`] for `path` at byte `offset`.
+    pub(crate) fn binary(path: &std::path::Path, offset: usize, msg: impl Into<String>) -> Self {
+        Self::Binary { path: path.display().to_string(), offset, msg: msg.into() }
     }
 }
 

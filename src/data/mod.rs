@@ -1,10 +1,11 @@
-//! Data sets: loading (CSV, Espresso PLA, built-in copies of scikit-learn's data),
+//! Data sets: loading (CSV, Espresso PLA, IDX images, built-in copies of scikit-learn's data),
 //! Boolean encoding of numeric features, and train/test splits.
 
 mod builtin;
 mod csv;
 mod encode;
 mod error;
+pub mod idx;
 mod pla;
 mod split;
 

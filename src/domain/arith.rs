@@ -19,10 +19,35 @@ pub fn full_adder(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId, z: WireId)
 }
 
 /// The number of ones among `bits`, as a binary number (least significant bit first).
-/// An empty input gives an empty number (zero). Built as a Wallace-style tree: bits of
-/// equal weight are combined with full and half adders until one bit per weight remains.
+/// An empty input gives an empty number (zero).
 pub fn popcount(b: &mut CircuitBuilder<Bool>, bits: &[WireId]) -> Vec<WireId> {
-    let mut columns: Vec<Vec<WireId>> = vec![bits.to_vec()];
+    column_sum(b, vec![bits.to_vec()])
+}
+
+/// `sum_i w_i * x_i` for bits `x_i` and constant unsigned weights `w_i`, as a binary
+/// number (LSB first): each bit goes into the column of every 1 in its weight, then the
+/// columns are summed as in [`popcount`].
+pub fn weighted_sum(b: &mut CircuitBuilder<Bool>, terms: &[(WireId, u64)]) -> Vec<WireId> {
+    let mut columns: Vec<Vec<WireId>> = Vec::new();
+    for &(x, w) in terms {
+        for bit in (0..64).filter(|i| w >> i & 1 == 1) {
+            if columns.len() <= bit {
+                columns.resize(bit + 1, Vec::new());
+            }
+            columns[bit].push(x);
+        }
+    }
+    column_sum(b, columns)
+}
+
+/// Sums columns of bits, column `k` weighing `2^k`, as a binary number (LSB first).
+/// Wallace-style: bits of equal weight are combined with full and half adders, carries
+/// moving up a column, until one bit per weight remains. Empty columns below the top
+/// give constant zeros; no columns give an empty number.
+fn column_sum(b: &mut CircuitBuilder<Bool>, mut columns: Vec<Vec<WireId>>) -> Vec<WireId> {
+    while columns.last().is_some_and(Vec::is_empty) {
+        columns.pop();
+    }
     let mut out = Vec::new();
     let mut weight = 0;
     while weight < columns.len() {
@@ -41,11 +66,10 @@ pub fn popcount(b: &mut CircuitBuilder<Bool>, bits: &[WireId]) -> Vec<WireId> {
             }
             columns[weight + 1].push(c);
         }
-        if let Some(&bit) = col.first() {
-            out.push(bit);
-        } else if weight + 1 < columns.len() {
-            out.push(b.constant(false));
-        }
+        out.push(match col.first() {
+            Some(&bit) => bit,
+            None => b.constant(false),
+        });
         weight += 1;
     }
     out
@@ -92,6 +116,20 @@ mod tests {
         for v in 0..128usize {
             let x: Vec<bool> = (0..7).map(|i| v >> i & 1 == 1).collect();
             assert_eq!(num(&c.eval_one(&x)), v.count_ones() as usize);
+        }
+    }
+
+    #[test]
+    fn weighted_sum_matches_integers() {
+        let weights = [5u64, 0, 12, 1, 7];
+        let mut b = CircuitBuilder::<Bool>::new(0, weights.len());
+        let terms: Vec<(WireId, u64)> = weights.iter().enumerate().map(|(i, &w)| (b.arg(i), w)).collect();
+        let out = weighted_sum(&mut b, &terms);
+        let c = b.finish(out).unwrap();
+        for v in 0..1usize << weights.len() {
+            let x: Vec<bool> = (0..weights.len()).map(|i| v >> i & 1 == 1).collect();
+            let want: u64 = weights.iter().zip(&x).map(|(w, &xi)| if xi { *w } else { 0 }).sum();
+            assert_eq!(num(&c.eval_one(&x)) as u64, want);
         }
     }
 

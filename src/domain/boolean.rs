@@ -137,7 +137,7 @@ fn lut_words<'a>(
         return;
     }
     let half = n / 2;
-    scratch.clear();
+    // Level 0 writes every scratch row, so no clearing.
     scratch.resize(half * tw, 0);
     let x0 = row(n);
     for j in 0..half {
@@ -147,23 +147,32 @@ fn lut_words<'a>(
             dst[i] = a[i] ^ (x0[i] & (a[i] ^ b[i]));
         }
     }
-    let mut len = half;
-    for bit in 1..k as usize {
-        let x = row(n + bit);
-        len /= 2;
-        for j in 0..len {
-            let (lo, hi) = scratch.split_at_mut((2 * j + 1) * tw);
-            let b = &hi[..tw];
-            let a = &mut lo[2 * j * tw..];
-            for i in 0..tw {
-                a[i] ^= x[i] & (a[i] ^ b[i]);
-            }
-            if j > 0 {
-                scratch.copy_within(2 * j * tw..(2 * j + 1) * tw, j * tw);
+    fold_mux_tree(usize::from(k), &|bit| row(n + bit), tw, scratch);
+    out.copy_from_slice(&scratch[..tw]);
+}
+
+/// Levels `1..k` of a LUT's mux tree, in place: `scratch` holds `2^(k-1)` rows of `tw`
+/// words, level 0's muxes on address bit 0; level `bit` folds the subtrees at rows
+/// `j 2^bit` and `j 2^bit + 2^(bit-1)` into the first, so the LUT's value ends in row 0.
+#[inline(always)]
+pub(crate) fn fold_mux_tree<'a>(
+    k: usize,
+    address: &impl Fn(usize) -> &'a [u64],
+    tw: usize,
+    scratch: &mut [u64],
+) {
+    let half = 1usize << k.saturating_sub(1);
+    for bit in 1..k {
+        let x = address(bit);
+        let step = 1 << bit;
+        for j in (0..half).step_by(step) {
+            let (lo, hi) = scratch.split_at_mut((j + step / 2) * tw);
+            let a = &mut lo[j * tw..(j + 1) * tw];
+            for ((a, b), x) in a.iter_mut().zip(&hi[..tw]).zip(x) {
+                *a ^= x & (*a ^ b);
             }
         }
     }
-    out.copy_from_slice(&scratch[..tw]);
 }
 
 impl WordReverse for Bool {
@@ -260,29 +269,53 @@ fn lut_table_adjoints<'a>(
     dec: &mut Vec<u64>,
 ) {
     let n = 1usize << k;
-    // Decoder: after splitting on address bits k-1..i, entry j holds dy & [x_{k-1..i} = j].
-    dec.clear();
-    dec.resize(n * tw, 0);
-    dec[..tw].copy_from_slice(dy);
-    let mut len = 1;
-    for bit in (0..k as usize).rev() {
-        let x = row(n + bit);
-        for j in (0..len).rev() {
-            for w in 0..tw {
-                let m = dec[j * tw + w];
-                let hi = m & x[w];
-                dec[2 * j * tw + w] = m ^ hi;
-                dec[(2 * j + 1) * tw + w] = hi;
-            }
-        }
-        len *= 2;
-    }
+    decode_words(usize::from(k), &|i| row(n + i), Some(dy), tw, dec);
     for s in 0..n {
         if let Some(a) = adj(s) {
             for (x, d) in a.iter_mut().zip(&dec[s * tw..(s + 1) * tw]) {
                 *x ^= d;
             }
         }
+    }
+}
+
+/// The address decoder of a `k`-input LUT on lane words: row `s` of `dec` (of `2^k`,
+/// `tw` words each) is `root & [x = s]`, where `x` is the address `address(0..k)` (LSB
+/// first) and `root` is all ones when `None`.
+#[inline(always)]
+pub(crate) fn decode_words<'a>(
+    k: usize,
+    address: &impl Fn(usize) -> &'a [u64],
+    root: Option<&[u64]>,
+    tw: usize,
+    dec: &mut Vec<u64>,
+) {
+    // Every row is written before it is read: no clearing.
+    dec.resize((1 << k) * tw, 0);
+    match root {
+        Some(r) => dec[..tw].copy_from_slice(r),
+        None => dec[..tw].fill(u64::MAX),
+    }
+    // After splitting on address bits k-1..i, entry j holds root & [x_{k-1..i} = j]:
+    // entry j splits into 2j and 2j+1, from the top down so that no source is
+    // overwritten before it is read.
+    let mut len = 1;
+    for bit in (0..k).rev() {
+        let x = address(bit);
+        for j in (1..len).rev() {
+            let (lower, upper) = dec.split_at_mut(2 * j * tw);
+            let (lo, hi) = upper[..2 * tw].split_at_mut(tw);
+            for (((m, x), lo), hi) in lower[j * tw..(j + 1) * tw].iter().zip(x).zip(lo).zip(hi) {
+                *lo = m & !x;
+                *hi = m & x;
+            }
+        }
+        let (lo, hi) = dec[..2 * tw].split_at_mut(tw);
+        for ((lo, hi), x) in lo.iter_mut().zip(hi).zip(x) {
+            *hi = *lo & x;
+            *lo &= !x;
+        }
+        len *= 2;
     }
 }
 

@@ -70,6 +70,7 @@ pub fn write_blif<W: Write + ?Sized>(n: &Netlist, p: &BlifParams, w: &mut W) -> 
     directive(w, ".inputs", names.inputs.iter().map(String::as_str))?;
     directive(w, ".outputs", names.outputs.iter().map(String::as_str))?;
     let mut signals: Vec<String> = Vec::new();
+    let mut rows: Vec<u8> = Vec::new();
     for (g, op, fanins) in c.gates() {
         if matches!(op, Bool::Const(_)) {
             continue;
@@ -79,9 +80,8 @@ pub fn write_blif<W: Write + ?Sized>(n: &Netlist, p: &BlifParams, w: &mut W) -> 
         match gate_function(op, fanins, &consts) {
             Some(f) => {
                 signals.extend(f.inputs.iter().map(|&v| name(v)));
-                signals.push(out);
-                directive(w, ".names", signals.iter().map(String::as_str))?;
-                cover_rows(w, &f.table, p.cover)?;
+                rows.clear();
+                cover_rows(&mut rows, &f.table, p.cover)?;
             }
             None => {
                 // Only a LUT whose table bits are wires gets here: (t_s & [addr = s]) | ...
@@ -92,11 +92,18 @@ pub fn write_blif<W: Write + ?Sized>(n: &Netlist, p: &BlifParams, w: &mut W) -> 
                     }
                 }
                 signals.extend(inputs.iter().map(|&v| name(v)));
-                signals.push(out);
-                directive(w, ".names", signals.iter().map(String::as_str))?;
-                wide_lut_rows(w, op, fanins, &consts, &inputs)?;
+                rows.clear();
+                wide_lut_rows(&mut rows, op, fanins, &consts, &inputs)?;
             }
         }
+        // No rows is constant 0; written without fanins, since ABC rejects an empty
+        // cover with inputs.
+        if rows.is_empty() {
+            signals.clear();
+        }
+        signals.push(out);
+        directive(w, ".names", signals.iter().map(String::as_str))?;
+        w.write_all(&rows)?;
     }
     for (j, &o) in c.outputs().iter().enumerate() {
         let target = &names.outputs[j];
@@ -237,6 +244,19 @@ mod tests {
         assert_eq!(to_blif(&net, &BlifParams::default()), want);
         let minterms = to_blif(&net, &BlifParams { cover: CoverStyle::Minterms });
         assert!(minterms.contains(".names x[0] x[1] x[2] w9\n100 1\n010 1\n110 1\n001 1\n"), "{minterms}");
+        Ok(())
+    }
+
+    /// A gate whose bound function is constant 0 has no cover rows; ABC rejects an empty
+    /// cover with fanins, so it is written without them.
+    #[test]
+    fn constant_zero_gates_have_no_fanins() -> Result<(), Box<dyn std::error::Error>> {
+        let mut b = CircuitBuilder::<Bool>::new(4, 2);
+        let (p, x) = (b.params(), b.args());
+        let l = b.lut(&p, &x);
+        let net = Netlist::indexed("zero", bind_params(&b.finish(vec![l])?, &[false; 4])?);
+        let text = to_blif(&net, &BlifParams::default());
+        assert!(text.contains("\n.names w3\n.names w3 y[0]\n1 1\n"), "{text}");
         Ok(())
     }
 

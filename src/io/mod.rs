@@ -10,6 +10,7 @@ pub mod cover;
 pub mod dot;
 pub mod model_file;
 pub mod netlist;
+pub mod plot;
 pub mod testbench;
 pub mod verilog;
 pub mod verilog_ring;

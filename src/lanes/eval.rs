@@ -216,7 +216,10 @@ impl<S: WordKernel> Program<S> {
             let s = s as usize;
             vals[s * tw..s * tw + (w1 - w0)].copy_from_slice(&inputs[r][w0..w1]);
         }
-        super::simd::best(|| self.gates(vals, tw, scratch));
+        super::simd::best(
+            #[inline(always)]
+            || self.gates(vals, tw, scratch),
+        );
         let mut out = Vec::with_capacity(self.n_outputs() * tw);
         for &s in &self.output_slots {
             let s = s as usize;

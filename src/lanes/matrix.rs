@@ -157,13 +157,49 @@ impl BitMatrix {
     pub fn select_examples(&self, indices: &[usize]) -> Self {
         let mut m = Self::zeros(self.rows, indices.len());
         for r in 0..self.rows {
-            for (j, &e) in indices.iter().enumerate() {
-                if self.get(r, e) {
-                    m.set(r, j, true);
+            let src = self.row(r);
+            for (dst, chunk) in m.row_mut(r).iter_mut().zip(indices.chunks(LANES)) {
+                let mut word = 0;
+                for (b, &e) in chunk.iter().enumerate() {
+                    debug_assert!(e < self.examples);
+                    word |= (src[e / LANES] >> (e % LANES) & 1) << b;
                 }
+                *dst = word;
             }
         }
         m
+    }
+
+    /// The rows whose indices are listed, in that order.
+    #[must_use]
+    pub fn select_rows(&self, indices: &[usize]) -> Self {
+        let mut data = Vec::with_capacity(indices.len() * self.words);
+        for &r in indices {
+            data.extend_from_slice(self.row(r));
+        }
+        Self { rows: indices.len(), examples: self.examples, words: self.words, data }
+    }
+
+    /// The transpose: one row per example, one lane per signal. With it, a batch of
+    /// examples is a [`select_rows`](Self::select_rows) and a transpose back: word
+    /// copies and 64 x 64 block transposes instead of one bit at a time.
+    #[must_use]
+    pub fn transposed(&self) -> Self {
+        let mut t = Self::zeros(self.examples, self.rows);
+        let mut block = [0u64; LANES];
+        for rb in 0..words_for(self.rows) {
+            for w in 0..self.words {
+                for (i, b) in block.iter_mut().enumerate() {
+                    let r = rb * LANES + i;
+                    *b = if r < self.rows { self.data[r * self.words + w] } else { 0 };
+                }
+                transpose64(&mut block);
+                for (i, &b) in block.iter().enumerate().take(self.examples - w * LANES) {
+                    t.data[(w * LANES + i) * t.words + rb] = b;
+                }
+            }
+        }
+        t
     }
 
     /// The sub-matrix of examples in the word range `[w0, w1)` (whole words).
@@ -176,6 +212,24 @@ impl BitMatrix {
             data.extend_from_slice(&self.row(r)[w0..w1]);
         }
         Self { rows: self.rows, examples, words, data }
+    }
+}
+
+/// Transposes a 64 x 64 bit block in place: bit `j` of word `i` becomes bit `i` of word
+/// `j` (swaps of ever smaller off-diagonal sub-blocks).
+fn transpose64(a: &mut [u64; LANES]) {
+    let mut j = 32;
+    let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
+    while j != 0 {
+        let mut k = 0;
+        while k < LANES {
+            let t = ((a[k] >> j) ^ a[k + j]) & mask;
+            a[k] ^= t << j;
+            a[k + j] ^= t;
+            k = (k + j + 1) & !j;
+        }
+        j >>= 1;
+        mask ^= mask << j;
     }
 }
 
@@ -194,6 +248,23 @@ mod tests {
         let b = BitMatrix::broadcast(&[true, false], 70);
         assert_eq!(b.count_ones(0), 70);
         assert_eq!(b.count_ones(1), 0);
+    }
+
+    #[test]
+    fn transpose_swaps_rows_and_examples() {
+        for (rows, examples) in [(1, 1), (70, 130), (128, 64), (3, 200)] {
+            let m = crate::bench::random_bits(rows, examples, rows as u64);
+            let t = m.transposed();
+            assert_eq!((t.rows(), t.examples()), (examples, rows));
+            for r in 0..rows {
+                for e in 0..examples {
+                    assert_eq!(t.get(e, r), m.get(r, e));
+                }
+            }
+            assert_eq!(t.transposed(), m);
+            let pick = [examples - 1, 0, examples / 2, examples - 1];
+            assert_eq!(t.select_rows(&pick).transposed(), m.select_examples(&pick));
+        }
     }
 
     #[test]

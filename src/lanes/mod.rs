@@ -2,12 +2,14 @@
 //! tiled, multi-core evaluator ([`eval_lanes`]) used for both `f` and `R[f]`.
 
 mod eval;
+mod lut;
 pub mod matrix;
 mod reverse;
 mod simd;
 mod words;
 
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
+pub use lut::LutNetwork;
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
 pub use words::WordMatrix;

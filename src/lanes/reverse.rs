@@ -147,7 +147,10 @@ impl<S: WordReverse> ReverseProgram<S> {
         for r in 0..c.n_inputs() {
             vals[r * tw..r * tw + (w1 - w0)].copy_from_slice(&inputs.row(r)[w0..w1]);
         }
-        super::simd::best(|| self.sweep(vals, adjs, dy, w0, w1, tw, scratch));
+        super::simd::best(
+            #[inline(always)]
+            || self.sweep(vals, adjs, dy, w0, w1, tw, scratch),
+        );
         let mut out = vec![0u64; c.n_inputs() * tw];
         for i in 0..c.n_inputs() {
             let s = self.adj_slot[i];

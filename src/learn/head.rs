@@ -1,7 +1,10 @@
 //! Reading output bits as a class, and the target bits each head trains towards.
 
 use super::spec::Head;
-use crate::lanes::BitMatrix;
+use crate::circuit::{Circuit, CircuitBuilder, WireId};
+use crate::domain::arith::{less_equal, popcount};
+use crate::domain::{Bool, BoolBuild};
+use crate::lanes::{BitMatrix, LANES};
 
 /// Number of label bits needed to write `n_classes` class indices in binary.
 #[must_use]
@@ -45,15 +48,29 @@ impl Head {
         let mut s = vec![0u32; n * n_classes];
         match self {
             Head::GroupSum(c) => {
+                // Per lane word and group: a bit-sliced counter (plane `i` holds bit `i`
+                // of each lane's count), one ripple-carry add per output row, then the
+                // counts read out lane by lane.
                 let per = outputs.rows() / c;
-                for j in 0..outputs.rows() {
-                    let g = j / per;
-                    for (w, &word) in outputs.row(j).iter().enumerate() {
-                        let mut bits = word;
-                        while bits != 0 {
-                            let e = w * 64 + bits.trailing_zeros() as usize;
-                            s[e * n_classes + g] += 1;
-                            bits &= bits - 1;
+                let mut planes = vec![0u64; (usize::BITS - per.leading_zeros()) as usize];
+                for w in 0..outputs.words() {
+                    let lanes = (n - w * LANES).min(LANES);
+                    for g in 0..c {
+                        planes.fill(0);
+                        for j in g * per..(g + 1) * per {
+                            let mut carry = outputs.row(j)[w];
+                            for p in &mut planes {
+                                if carry == 0 {
+                                    break;
+                                }
+                                let next = *p & carry;
+                                *p ^= carry;
+                                carry = next;
+                            }
+                        }
+                        for b in 0..lanes {
+                            let count = planes.iter().rev().fold(0, |v, p| v << 1 | (p >> b & 1) as u32);
+                            s[(w * LANES + b) * n_classes + g] = count;
                         }
                     }
                 }
@@ -110,6 +127,90 @@ impl Head {
     }
 }
 
+impl Head {
+    /// Bits of the class index the head circuit outputs: `binary_width(n_classes)`, one
+    /// more for `OneHot` (whose "no class" pattern decodes to `n_classes`).
+    #[must_use]
+    pub fn index_width(self, n_classes: usize) -> usize {
+        match self {
+            Head::OneHot => binary_width(n_classes + 1),
+            _ => binary_width(n_classes),
+        }
+    }
+
+    /// The head as a circuit from the body's `n_outputs` bits to the predicted class index
+    /// (binary, LSB first, [`Head::index_width`] bits), agreeing with [`Head::predict`]:
+    /// `GroupSum` is a popcount per group and an argmax (lowest class on ties); `Binary`
+    /// passes the bits through (values `>= n_classes` name no class); `OneHot` encodes
+    /// the single set bit, and any other pattern as `n_classes`. Decode with
+    /// [`class_of_index`].
+    #[must_use]
+    pub fn to_circuit(self, n_outputs: usize, n_classes: usize) -> Circuit<Bool> {
+        let mut b = CircuitBuilder::<Bool>::new(0, n_outputs);
+        let bits = b.args();
+        let width = self.index_width(n_classes);
+        let (f, t) = (b.constant(false), b.constant(true));
+        let number =
+            |v: usize| -> Vec<WireId> { (0..width).map(|k| if v >> k & 1 == 1 { t } else { f }).collect() };
+        let out = match self {
+            Head::Binary => bits,
+            Head::GroupSum(c) => {
+                let per = n_outputs / c;
+                let mut best_count = popcount(&mut b, &bits[..per]);
+                let mut best_index = number(0);
+                for class in 1..c {
+                    let count = popcount(&mut b, &bits[class * per..(class + 1) * per]);
+                    // Strictly greater wins, so ties keep the lower class.
+                    let not_greater = less_equal(&mut b, &count, &best_count);
+                    let w = count.len().max(best_count.len());
+                    let at = |v: &[WireId], k: usize| v.get(k).copied().unwrap_or(f);
+                    best_count =
+                        (0..w).map(|k| b.mux(not_greater, at(&count, k), at(&best_count, k))).collect();
+                    let idx = number(class);
+                    best_index = (0..width).map(|k| b.mux(not_greater, idx[k], best_index[k])).collect();
+                }
+                best_index
+            }
+            Head::OneHot => {
+                // index = OR of the indices of set bits, valid when exactly one is set:
+                // a popcount equal to 1.
+                let count = popcount(&mut b, &bits);
+                let mut one = count.first().copied().unwrap_or(f);
+                for &hi in &count[1.min(count.len())..] {
+                    let z = b.not(hi);
+                    one = b.and(one, z);
+                }
+                let none = number(n_classes);
+                (0..width)
+                    .map(|k| {
+                        let mut v = f;
+                        for (j, &x) in bits.iter().enumerate() {
+                            if j >> k & 1 == 1 {
+                                v = b.or(v, x);
+                            }
+                        }
+                        b.mux(one, none[k], v)
+                    })
+                    .collect()
+            }
+        };
+        b.finish(out).expect("head circuit is valid").pruned()
+    }
+}
+
+/// The class a head circuit's index bits name (`u32::MAX` for an index that names none).
+#[must_use]
+pub fn class_of_index(bits: &[bool], n_classes: usize) -> u32 {
+    let v: usize = bits.iter().enumerate().map(|(k, &b)| usize::from(b) << k).sum();
+    if v < n_classes { v as u32 } else { u32::MAX }
+}
+
+/// [`class_of_index`] for every example of a head circuit's outputs (one row per index bit).
+#[must_use]
+pub fn classes_of_indices(outputs: &BitMatrix, n_classes: usize) -> Vec<u32> {
+    (0..outputs.examples()).map(|e| class_of_index(&outputs.example(e), n_classes)).collect()
+}
+
 /// Fraction of predictions equal to the labels (0 for no examples).
 #[must_use]
 pub fn accuracy(pred: &[u32], labels: &[u32]) -> f64 {
@@ -123,6 +224,34 @@ pub fn accuracy(pred: &[u32], labels: &[u32]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_circuits_agree_with_predict() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        for (head, n_classes, n_outputs) in [
+            (Head::GroupSum(3), 3, 12),
+            (Head::GroupSum(10), 10, 30),
+            (Head::GroupSum(2), 2, 2),
+            (Head::Binary, 3, 2),
+            (Head::OneHot, 4, 4),
+            (Head::OneHot, 3, 3),
+        ] {
+            // Dense and sparse patterns, so that ties and one-hot hits both occur.
+            let ex: Vec<Vec<bool>> = (0..400)
+                .map(|i| {
+                    let p = if i % 2 == 0 { 0.5 } else { 0.15 };
+                    (0..n_outputs).map(|_| rng.random_bool(p)).collect()
+                })
+                .collect();
+            let want = head.predict(&BitMatrix::from_examples(n_outputs, &ex), n_classes);
+            let c = head.to_circuit(n_outputs, n_classes);
+            assert_eq!(c.n_outputs(), head.index_width(n_classes));
+            for (e, w) in ex.iter().zip(&want) {
+                assert_eq!(class_of_index(&c.eval_one(e), n_classes), *w, "{head:?} on {e:?}");
+            }
+        }
+    }
 
     #[test]
     fn binary_width_is_ceil_log2() {
@@ -139,6 +268,19 @@ mod tests {
         assert_eq!(Head::GroupSum(3).predict(&m, 3), vec![2]);
         assert!(Head::GroupSum(3).target(4, 6, 2));
         assert!(!Head::GroupSum(3).target(1, 6, 2));
+    }
+
+    #[test]
+    fn groupsum_scores_count_each_groups_ones() {
+        // 3 groups of 5 rows over 130 examples (a partial last word).
+        let m = crate::bench::random_bits(15, 130, 7);
+        let s = Head::GroupSum(3).scores(&m, 3);
+        for e in 0..130 {
+            for g in 0..3 {
+                let want = (g * 5..(g + 1) * 5).filter(|&j| m.get(j, e)).count() as u32;
+                assert_eq!(s[e * 3 + g], want, "example {e} group {g}");
+            }
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod network;
 pub mod rda;
 pub mod spec;
 pub mod symmetric;
+pub mod threshold;
 pub mod trainer;
 pub mod tree;
 

@@ -6,7 +6,7 @@ use super::spec::{Body, Head, ModelSpec};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
-use crate::lanes::BitMatrix;
+use crate::lanes::{BitMatrix, LANES};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -110,15 +110,42 @@ impl Network {
         self.circuit.n_params()
     }
 
-    /// Target output bits for the given labels (one row per output).
+    /// The whole classifier `P x A -> index`: the body followed by the head's circuit
+    /// (group popcounts and argmax, ...), whose outputs are the predicted class index in
+    /// binary ([`crate::learn::head::class_of_index`] decodes it). This is what `train`
+    /// counts AND nodes of and what exports write.
+    ///
+    /// # Panics
+    /// Never for a network made by [`Network::build`] (the head fits the body).
+    #[must_use]
+    pub fn classifier(&self) -> Circuit<Bool> {
+        let head = self.spec.head.to_circuit(self.circuit.n_outputs(), self.n_classes);
+        self.circuit.then(&head).expect("the head reads every body output")
+    }
+
+    /// Target output bits for the given labels (one row per output): each class's lanes
+    /// are gathered once and OR-ed into the rows whose target is 1 for that class.
     #[must_use]
     pub fn targets(&self, labels: &[u32]) -> BitMatrix {
         let n_out = self.circuit.n_outputs();
         let mut t = BitMatrix::zeros(n_out, labels.len());
-        for (e, &l) in labels.iter().enumerate() {
+        let mut by_class: Vec<(u32, usize)> = labels.iter().enumerate().map(|(e, &l)| (l, e)).collect();
+        by_class.sort_unstable();
+        let mut lanes: Vec<(usize, u64)> = Vec::new();
+        for class in by_class.chunk_by(|a, b| a.0 == b.0) {
+            lanes.clear();
+            for &(_, e) in class {
+                match lanes.last_mut() {
+                    Some((w, bits)) if *w == e / LANES => *bits |= 1 << (e % LANES),
+                    _ => lanes.push((e / LANES, 1 << (e % LANES))),
+                }
+            }
             for j in 0..n_out {
-                if self.spec.head.target(j, n_out, l) {
-                    t.set(j, e, true);
+                if self.spec.head.target(j, n_out, class[0].0) {
+                    let row = t.row_mut(j);
+                    for &(w, bits) in &lanes {
+                        row[w] |= bits;
+                    }
                 }
             }
         }

@@ -20,7 +20,7 @@ use super::rda::rda_step;
 use super::spec::Head;
 use crate::circuit::Circuit;
 use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, Program, ReverseProgram, tail_mask};
+use crate::lanes::{BitMatrix, EvalParams, LANES, LutNetwork, Program, ReverseProgram, tail_mask};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -306,15 +306,10 @@ impl Trainer {
         if let Some(stop) = history.last().and_then(stop_after) {
             return Ok(Report { params, stop, history });
         }
-        let targets = net.targets(labels);
         let mut state = match self.optimizer {
-            Optimizer::Rda => State::Faithful(Program::new(&rda_step(&net.circuit))),
-            Optimizer::Votes(v) => {
-                State::Votes(v, Program::new(&net.circuit), ReverseProgram::params_only(&net.circuit))
-            }
-            Optimizer::Parity => {
-                State::Parity(Program::new(&net.circuit), ReverseProgram::params_only(&net.circuit))
-            }
+            Optimizer::Rda => State::Faithful(Program::new(&rda_step(&net.circuit)), net.targets(labels)),
+            Optimizer::Votes(v) => State::Votes(v, Engine::new(&net.circuit), inputs.transposed()),
+            Optimizer::Parity => State::Parity(Engine::new(&net.circuit), inputs.transposed()),
         };
         let mut stop = StopReason::EpochLimit;
         for epoch in history.len() + 1..=self.epochs {
@@ -325,24 +320,24 @@ impl Trainer {
             // Flips applied, and flips proposed (equal for faithful RDA; the vote
             // optimiser may decline a proposal at random).
             let (flips, proposed) = match &mut state {
-                State::Faithful(step) => {
-                    let f = faithful_epoch(step, &mut params, inputs, &targets, &order);
+                State::Faithful(step, targets) => {
+                    let f = faithful_epoch(step, &mut params, inputs, targets, &order);
                     (f, f)
                 }
-                State::Votes(v, fwd, grad) => {
+                State::Votes(v, engine, by_example) => {
                     let (mut flips, mut proposed) = (0, 0);
                     for chunk in order.chunks(self.batch) {
                         let (f, p) =
-                            vote_batch(net, fwd, grad, v, &mut params, inputs, labels, chunk, &mut rng);
+                            vote_batch(net, engine, v, &mut params, by_example, labels, chunk, &mut rng);
                         flips += f;
                         proposed += p;
                     }
                     (flips, proposed)
                 }
-                State::Parity(fwd, grad) => {
+                State::Parity(engine, by_example) => {
                     let mut flips = 0;
                     for chunk in order.chunks(self.batch) {
-                        flips += parity_batch(net, fwd, grad, &mut params, inputs, labels, chunk);
+                        flips += parity_batch(net, engine, &mut params, by_example, labels, chunk);
                     }
                     (flips, flips)
                 }
@@ -371,26 +366,72 @@ fn stop_after(last: &EpochStats) -> Option<StopReason> {
 }
 
 enum State {
-    Faithful(Program<Bool>),
-    Votes(VoteParams, Program<Bool>, ReverseProgram<Bool>),
-    Parity(Program<Bool>, ReverseProgram<Bool>),
+    /// The step circuit and every example's target bits.
+    Faithful(Program<Bool>, BitMatrix),
+    /// The batched optimisers also keep the inputs one row per example: a batch is
+    /// gathered by copying rows and transposing back.
+    Votes(VoteParams, Engine, BitMatrix),
+    Parity(Engine, BitMatrix),
+}
+
+/// What the batched optimisers evaluate: the forward outputs of a batch and, per
+/// adjoint pattern, the ones in each parameter row of `R[f]`.
+enum Engine {
+    /// The fused LUT-network kernels (tables as constants, counts without rows).
+    Lut(LutNetwork),
+    /// Any circuit: parameters broadcast over the lanes, the fused reverse program.
+    Generic(Program<Bool>, ReverseProgram<Bool>),
+}
+
+impl Engine {
+    fn new(c: &Circuit<Bool>) -> Self {
+        match LutNetwork::new(c) {
+            Some(net) => Engine::Lut(net),
+            None => Engine::Generic(Program::new(c), ReverseProgram::params_only(c)),
+        }
+    }
+
+    fn forward(&self, params: &[bool], x: &BitMatrix) -> BitMatrix {
+        match self {
+            Engine::Lut(net) => net.eval(params, x, &EvalParams::default()),
+            Engine::Generic(fwd, _) => {
+                fwd.eval(&BitMatrix::broadcast(params, x.examples()).vstack(x), &EvalParams::default())
+            }
+        }
+    }
+
+    /// `counts[i * dys.len() + q]`: ones of row `i` of `R[f]((params, x), dys[q])`.
+    fn counts(&self, params: &[bool], x: &BitMatrix, dys: &[BitMatrix]) -> Vec<u64> {
+        match self {
+            Engine::Lut(net) => net.param_adjoint_counts(params, x, dys, &EvalParams::default()),
+            Engine::Generic(_, grad) => {
+                let px = BitMatrix::broadcast(params, x.examples()).vstack(x);
+                let mut counts = vec![0; params.len() * dys.len()];
+                for (q, dy) in dys.iter().enumerate() {
+                    let d = grad.eval(&px, dy, &EvalParams::default());
+                    for i in 0..params.len() {
+                        counts[i * dys.len() + q] = d.count_ones(i);
+                    }
+                }
+                counts
+            }
+        }
+    }
 }
 
 /// One batch of parity-aggregated RDA: `p <- p ^ sum_lanes R[f]((p, x), y ^ f(p, x))_P`
 /// with the sum in Z2. Returns the flips.
 fn parity_batch(
     net: &Network,
-    fwd: &Program<Bool>,
-    grad: &ReverseProgram<Bool>,
+    engine: &Engine,
     params: &mut [bool],
-    inputs: &BitMatrix,
+    by_example: &BitMatrix,
     labels: &[u32],
     batch: &[usize],
 ) -> u64 {
-    let x = inputs.select_examples(batch);
+    let x = by_example.select_rows(batch).transposed();
     let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-    let px = BitMatrix::broadcast(params, x.examples()).vstack(&x);
-    let out = fwd.eval(&px, &EvalParams::default());
+    let out = engine.forward(params, &x);
     let target = net.targets(&y);
     let mut err = BitMatrix::zeros(out.rows(), out.examples());
     for j in 0..out.rows() {
@@ -398,10 +439,10 @@ fn parity_batch(
             err.row_mut(j)[w] = o ^ t;
         }
     }
-    let d = grad.eval(&px, &err, &EvalParams::default());
+    let counts = engine.counts(params, &x, &[err]);
     let mut flips = 0;
     for (i, p) in params.iter_mut().enumerate() {
-        if d.count_ones(i) % 2 == 1 {
+        if counts[i] % 2 == 1 {
             *p = !*p;
             flips += 1;
         }
@@ -416,12 +457,32 @@ pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
     net.spec.head.predict(&out, net.n_classes)
 }
 
-/// The circuit's outputs with `params` broadcast over the examples of `inputs`.
+/// The circuit's outputs with `params` broadcast over the examples of `inputs`. LUT
+/// networks run the fused kernel (tables as constants); other circuits get the parameter
+/// rows broadcast over chunks of [`FORWARD_CHUNK`] examples, so memory beyond the inputs
+/// and outputs does not grow with the data.
 #[must_use]
 pub fn forward(c: &Circuit<Bool>, params: &[bool], inputs: &BitMatrix) -> BitMatrix {
-    let full = BitMatrix::broadcast(params, inputs.examples()).vstack(inputs);
-    Program::new(c).eval(&full, &EvalParams::default())
+    if let Some(net) = LutNetwork::new(c) {
+        return net.eval(params, inputs, &EvalParams::default());
+    }
+    let program = Program::new(c);
+    let mut out = BitMatrix::zeros(c.n_outputs(), inputs.examples());
+    let chunk_words = FORWARD_CHUNK / LANES;
+    for w0 in (0..inputs.words()).step_by(chunk_words) {
+        let w1 = (w0 + chunk_words).min(inputs.words());
+        let x = inputs.word_range(w0, w1);
+        let part =
+            program.eval(&BitMatrix::broadcast(params, x.examples()).vstack(&x), &EvalParams::default());
+        for r in 0..out.rows() {
+            out.row_mut(r)[w0..w1].copy_from_slice(part.row(r));
+        }
+    }
+    out
 }
+
+/// Examples per chunk of the generic forward pass.
+pub const FORWARD_CHUNK: usize = 1 << 14;
 
 fn faithful_epoch(
     step: &Program<Bool>,
@@ -448,20 +509,17 @@ fn faithful_epoch(
 #[allow(clippy::too_many_arguments)]
 fn vote_batch(
     net: &Network,
-    fwd: &Program<Bool>,
-    grad: &ReverseProgram<Bool>,
+    engine: &Engine,
     v: &VoteParams,
     params: &mut [bool],
-    inputs: &BitMatrix,
+    by_example: &BitMatrix,
     labels: &[u32],
     batch: &[usize],
     rng: &mut ChaCha8Rng,
 ) -> (u64, u64) {
-    let x = inputs.select_examples(batch);
+    let x = by_example.select_rows(batch).transposed();
     let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-    let p = BitMatrix::broadcast(params, x.examples());
-    let px = p.vstack(&x);
-    let out = fwd.eval(&px, &EvalParams::default());
+    let out = engine.forward(params, &x);
     let target = net.targets(&y);
     let active = active_lanes(net, &out, &y, v.margin);
     // Four adjoint patterns, split by target value so positives can be weighted:
@@ -481,27 +539,24 @@ fn vote_batch(
             dys[3].row_mut(j)[w] = !err & !t[w] & k;
         }
     }
-    let counts: Vec<Vec<u64>> = dys
-        .iter()
-        .map(|dy| {
-            let d = grad.eval(&px, dy, &EvalParams::default());
-            (0..d.rows()).map(|r| d.count_ones(r)).collect()
-        })
-        .collect();
-    let (mut flips, mut proposed) = (0, 0);
-    for i in 0..params.len() {
-        let pos = counts[0][i] as f64 - counts[2][i] as f64;
-        let neg = counts[1][i] as f64 - counts[3][i] as f64;
-        let score = v.positive_weight * pos + neg;
-        if score > 0.0 {
-            proposed += 1;
-            if v.accept >= 1.0 || rng.random::<f64>() < v.accept {
-                params[i] = !params[i];
-                flips += 1;
-            }
-        }
+    let counts = engine.counts(params, &x, &dys);
+    // Proposals first, without branches (whether a score is positive is a coin toss for
+    // the branch predictor), then one draw per proposal in parameter order.
+    let mut proposals = vec![0u32; params.len()];
+    let mut proposed = 0;
+    for (i, c) in counts.chunks_exact(4).enumerate() {
+        let pos = c[0] as f64 - c[2] as f64;
+        let neg = c[1] as f64 - c[3] as f64;
+        proposals[proposed] = i as u32;
+        proposed += usize::from(v.positive_weight * pos + neg > 0.0);
     }
-    (flips, proposed)
+    let mut flips = 0;
+    for &i in &proposals[..proposed] {
+        let flip = v.accept >= 1.0 || rng.random::<f64>() < v.accept;
+        params[i as usize] ^= flip;
+        flips += u64::from(flip);
+    }
+    (flips, proposed as u64)
 }
 
 /// Lanes whose example still carries error: misclassified, or (for `groupsum`) within

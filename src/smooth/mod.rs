@@ -1,0 +1,119 @@
+//! The smooth domain: circuits whose wires carry f32 tensors ([`SmoothOp`] gates over
+//! [`Tensor`] values), trained by gradient descent through the same lens core as the
+//! Boolean and ring domains.
+//!
+//! A model is a `Circuit<SmoothOp>` `P x A -> B` whose parameter block holds one wire
+//! per weight tensor; its lens is [`Lens::of`](crate::cat::Lens::of), losses and the
+//! learning rate are lenses ([`loss`]), and [`learner`] composes them into the circuit
+//! that returns the parameter gradient. Optimisers ([`optim`]) are the stateful
+//! reparametrisations that turn that gradient into new parameters.
+
+pub mod layers;
+pub mod loss;
+mod op;
+pub mod optim;
+pub mod tensor;
+pub mod train;
+
+pub use op::SmoothOp;
+pub use tensor::Tensor;
+
+use crate::circuit::Circuit;
+use std::borrow::Cow;
+
+/// A smooth circuit.
+pub type SmoothCircuit = Circuit<SmoothOp>;
+
+/// Evaluates `c` on one tensor per input (parameters first). Each value is dropped after
+/// its last reader, so memory stays near the live set; kernels run in parallel inside.
+///
+/// # Panics
+/// If `inputs` does not have one tensor per circuit input, or shapes do not fit the gates
+/// (use [`check_shapes`] first on circuits built from user input).
+#[must_use]
+pub fn eval(c: &SmoothCircuit, inputs: &[&Tensor]) -> Vec<Tensor> {
+    assert_eq!(inputs.len(), c.n_inputs(), "one tensor per circuit input");
+    let mut uses = c.fanout_counts();
+    let mut vals: Vec<Option<Cow<'_, Tensor>>> = inputs.iter().map(|t| Some(Cow::Borrowed(*t))).collect();
+    vals.reserve(c.n_gates());
+    for (_, op, fanins) in c.gates() {
+        let out = {
+            let args: Vec<&Tensor> = fanins
+                .iter()
+                .map(|w| vals[w.index()].as_deref().expect("value is live until its last use"))
+                .collect();
+            op.apply(&args)
+        };
+        for w in fanins {
+            uses[w.index()] -= 1;
+            if uses[w.index()] == 0 {
+                vals[w.index()] = None;
+            }
+        }
+        vals.push(Some(Cow::Owned(out)));
+    }
+    c.outputs()
+        .iter()
+        .map(|w| {
+            uses[w.index()] -= 1;
+            let v = if uses[w.index()] == 0 { vals[w.index()].take() } else { vals[w.index()].clone() };
+            v.expect("output value is live").into_owned()
+        })
+        .collect()
+}
+
+/// The shape of every output of `c` for inputs of the given shapes.
+///
+/// # Errors
+/// A message naming the first gate whose input shapes do not fit.
+pub fn check_shapes(c: &SmoothCircuit, inputs: &[Vec<usize>]) -> Result<Vec<Vec<usize>>, String> {
+    if inputs.len() != c.n_inputs() {
+        return Err(format!("{} input shapes for {} inputs", inputs.len(), c.n_inputs()));
+    }
+    let mut shapes: Vec<Vec<usize>> = inputs.to_vec();
+    for (g, op, fanins) in c.gates() {
+        let ins: Vec<&[usize]> = fanins.iter().map(|w| shapes[w.index()].as_slice()).collect();
+        let s = op.out_shape(&ins).map_err(|e| format!("gate {g}: {e}"))?;
+        shapes.push(s);
+    }
+    Ok(c.outputs().iter().map(|w| shapes[w.index()].clone()).collect())
+}
+
+/// The circuit `P x (A, Y) -> P'` of parameter changes proposed by a learner lens
+/// (`(model ⊗ id) ; loss ; learning rate`, see [`loss::learner`]): its backward map
+/// restricted to the parameters, with everything else pruned (no input gradient of the
+/// first layer is computed) and repeated gates shared (the composite's backward map
+/// computes the model's forward pass once for the loss and once inside `R[model]`).
+#[must_use]
+pub fn parameter_changes(learner: &crate::cat::Lens<SmoothOp>, n_params: usize) -> SmoothCircuit {
+    let rev = learner.changes();
+    let keep: Vec<usize> = (0..n_params).collect();
+    let pick = Circuit::wiring(rev.n_outputs(), &keep);
+    let picked = rev
+        .then(&pick)
+        .expect("a learner's backward map returns one change per input")
+        .with_params(n_params)
+        .expect("the parameters are the first inputs");
+    shared(&picked.pruned())
+}
+
+/// `c` with gates of equal type and equal fan-ins merged (every smooth gate is a
+/// function of its inputs, so the outputs stay the same), then pruned.
+#[must_use]
+pub fn shared(c: &SmoothCircuit) -> SmoothCircuit {
+    use crate::circuit::{CircuitBuilder, WireId};
+    use std::collections::HashMap;
+    let mut b = CircuitBuilder::<SmoothOp>::new(c.n_params(), c.n_args());
+    let mut map: Vec<WireId> = (0..c.n_inputs()).map(|i| WireId(i as u32)).collect();
+    let mut seen: HashMap<(SmoothOp, Vec<WireId>), WireId> = HashMap::new();
+    for (_, op, fanins) in c.gates() {
+        let ins: Vec<WireId> = fanins.iter().map(|w| map[w.index()]).collect();
+        let w = *seen.entry((*op, ins)).or_insert_with_key(|(op, ins)| b.gate(*op, ins));
+        map.push(w);
+    }
+    let outs = c.outputs().iter().map(|w| map[w.index()]).collect();
+    b.finish(outs).expect("sharing keeps a valid circuit valid").pruned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,376 @@
+//! The smooth gate signature: tensor operations over f32, each with its reverse rule.
+//!
+//! A wire carries a whole [`Tensor`] (activations with the batch as first axis,
+//! parameters without), so a dense layer is two gates and its parameters are two wires
+//! of the parameter block. Reverse rules are given once per gate and emit gates of the
+//! same signature, so `R[f]` is again a smooth circuit, `R[R[f]]` exists, and the lens
+//! core ([`Lens`](crate::cat::Lens), `Para`, reparametrisation) works unchanged.
+//!
+//! Activations whose derivative is a function of their output (sigmoid, tanh, exp)
+//! reverse into elementwise gates; softmax is `exp ∘ log_softmax`. The gradient kernels
+//! of linear maps, correlations and pooling are gates of their own, and their reverse
+//! rules close the set (each is linear in its last input).
+
+use super::tensor::{self, Tensor, broadcast, broadcast_shape};
+use crate::cat::ReverseRules;
+use crate::circuit::{CircuitBuilder, Signature, WireId};
+
+/// A gate of a smooth circuit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SmoothOp {
+    /// A scalar constant (`f32` bits). `Const(0)` is the zero change.
+    Const(u32),
+    /// `a + b` (broadcasting: equal shapes, a scalar, or axes of size 1).
+    Add,
+    /// `a - b` (broadcasting).
+    Sub,
+    /// `a * b` elementwise (broadcasting).
+    Mul,
+    /// `-a`.
+    Neg,
+    /// `exp a`.
+    Exp,
+    /// `max(a, 0)`.
+    Relu,
+    /// `g * [x > 0]` for inputs `(x, g)`: the reverse of relu.
+    ReluBack,
+    /// `1 / (1 + exp(-a))`.
+    Sigmoid,
+    /// `tanh a`.
+    Tanh,
+    /// Row-wise `log softmax` over the last axis of `[B, n]`.
+    LogSoftmax,
+    /// Row sums `[B, 1]` of `[B, n]`.
+    RowSum,
+    /// `(like, g)`: `g` summed down to `like`'s shape (the reverse of broadcasting).
+    SumLike,
+    /// `(like, s)`: `s` broadcast up to `like`'s shape.
+    ExpandLike,
+    /// Sum of all elements divided by the batch size (first axis): a scalar.
+    BatchMean,
+    /// `(like, s)`: the scalar `s / B` spread over `like`'s shape (`B` its batch size).
+    BatchSpread,
+    /// `(W, x)`: `x W^T` for `W : [out, in]`, `x : [B, in]`.
+    Linear,
+    /// `(g, x)`: `g^T x : [out, in]` (weight gradient of [`Linear`](Self::Linear)).
+    LinearGradW,
+    /// `(W, g)`: `g W : [B, in]` (input gradient of [`Linear`](Self::Linear)).
+    LinearGradX,
+    /// `(K, x)`: valid stride-1 correlation, `K : [O, C, KH, KW]`, `x : [B, C, H, W]`.
+    Conv2d,
+    /// `(x, g)`: kernel gradient of [`Conv2d`](Self::Conv2d).
+    Conv2dGradK,
+    /// `(K, g)`: input gradient of [`Conv2d`](Self::Conv2d).
+    Conv2dGradX,
+    /// Max-pooling over non-overlapping `s x s` windows of `[B, C, H, W]`.
+    MaxPool(u8),
+    /// `(x, g)`: `g` routed back to each window's maximum of `x`.
+    MaxPoolBack(u8),
+    /// `(x, a)`: `a` read at each window's maximum of `x` (the adjoint of `MaxPoolBack`).
+    MaxPoolSelect(u8),
+    /// `[B, ...] -> [B, prod(...)]`.
+    Flatten,
+    /// `(like, g)`: `g`'s data under `like`'s shape.
+    ReshapeLike,
+}
+
+impl SmoothOp {
+    /// The constant gate for `v`.
+    #[must_use]
+    pub fn constant(v: f32) -> Self {
+        Self::Const(v.to_bits())
+    }
+
+    /// The gate's output on the given inputs.
+    ///
+    /// # Panics
+    /// If the input shapes do not fit the gate (a model built from valid specs and data
+    /// of the width it was built for never does this; see [`check_shapes`](super::check_shapes)).
+    #[must_use]
+    pub fn apply(&self, x: &[&Tensor]) -> Tensor {
+        match *self {
+            Self::Const(bits) => Tensor::scalar(f32::from_bits(bits)),
+            Self::Add => broadcast(x[0], x[1], |a, b| a + b),
+            Self::Sub => broadcast(x[0], x[1], |a, b| a - b),
+            Self::Mul => broadcast(x[0], x[1], |a, b| a * b),
+            Self::Neg => x[0].map(|a| -a),
+            Self::Exp => x[0].map(f32::exp),
+            Self::Relu => x[0].map(|a| a.max(0.0)),
+            Self::ReluBack => x[0].zip(x[1], |a, g| if a > 0.0 { g } else { 0.0 }),
+            Self::Sigmoid => x[0].map(|a| 1.0 / (1.0 + (-a).exp())),
+            Self::Tanh => x[0].map(f32::tanh),
+            Self::LogSoftmax => tensor::log_softmax(x[0]),
+            Self::RowSum => tensor::row_sum(x[0]),
+            Self::SumLike => tensor::sum_to(x[1], x[0].shape()),
+            Self::ExpandLike => tensor::expand_to(x[1], x[0].shape()),
+            Self::BatchMean => Tensor::scalar(x[0].data().iter().sum::<f32>() / x[0].rows() as f32),
+            Self::BatchSpread => {
+                let v = x[1].data()[0] / x[0].rows() as f32;
+                Tensor::new(x[0].shape().to_vec(), vec![v; x[0].len()])
+            }
+            Self::Linear => tensor::linear(x[0], x[1]),
+            Self::LinearGradW => tensor::linear_grad_w(x[0], x[1]),
+            Self::LinearGradX => tensor::linear_grad_x(x[0], x[1]),
+            Self::Conv2d => tensor::conv2d(x[0], x[1]),
+            Self::Conv2dGradK => tensor::conv2d_grad_k(x[0], x[1]),
+            Self::Conv2dGradX => tensor::conv2d_grad_x(x[0], x[1]),
+            Self::MaxPool(s) => tensor::max_pool(x[0], usize::from(s)),
+            Self::MaxPoolBack(s) => tensor::max_pool_back(x[0], usize::from(s), x[1]),
+            Self::MaxPoolSelect(s) => tensor::max_pool_select(x[0], usize::from(s), x[1]),
+            Self::Flatten => {
+                let t = x[0];
+                Tensor::new(vec![t.rows(), t.row_len()], t.data().to_vec())
+            }
+            Self::ReshapeLike => Tensor::new(x[0].shape().to_vec(), x[1].data().to_vec()),
+        }
+    }
+
+    /// The output shape for the given input shapes, or why they do not fit.
+    ///
+    /// # Errors
+    /// A message naming the gate and the shapes.
+    pub fn out_shape(&self, s: &[&[usize]]) -> Result<Vec<usize>, String> {
+        let bad = || format!("{} cannot take shapes {s:?}", self.name());
+        let rank = |i: usize, r: usize| if s[i].len() == r { Ok(()) } else { Err(bad()) };
+        Ok(match *self {
+            Self::Const(_) | Self::BatchMean => Vec::new(),
+            Self::Add | Self::Sub | Self::Mul => broadcast_shape(s[0], s[1]).ok_or_else(bad)?,
+            Self::Neg | Self::Exp | Self::Relu | Self::Sigmoid | Self::Tanh => s[0].to_vec(),
+            Self::ReluBack => {
+                if s[0] != s[1] {
+                    return Err(bad());
+                }
+                s[0].to_vec()
+            }
+            Self::LogSoftmax => {
+                rank(0, 2)?;
+                s[0].to_vec()
+            }
+            Self::RowSum => {
+                rank(0, 2)?;
+                vec![s[0][0], 1]
+            }
+            Self::SumLike | Self::ExpandLike => {
+                let (like, v) = (s[0], s[1]);
+                let (big, small) = if *self == Self::SumLike { (v, like) } else { (like, v) };
+                if broadcast_shape(big, small).as_deref() != Some(big) {
+                    return Err(bad());
+                }
+                like.to_vec()
+            }
+            Self::BatchSpread => {
+                if !s[1].is_empty() {
+                    return Err(bad());
+                }
+                s[0].to_vec()
+            }
+            Self::Linear => {
+                rank(0, 2)?;
+                rank(1, 2)?;
+                if s[1][1] != s[0][1] {
+                    return Err(bad());
+                }
+                vec![s[1][0], s[0][0]]
+            }
+            Self::LinearGradW => {
+                rank(0, 2)?;
+                rank(1, 2)?;
+                if s[0][0] != s[1][0] {
+                    return Err(bad());
+                }
+                vec![s[0][1], s[1][1]]
+            }
+            Self::LinearGradX => {
+                rank(0, 2)?;
+                rank(1, 2)?;
+                if s[1][1] != s[0][0] {
+                    return Err(bad());
+                }
+                vec![s[1][0], s[0][1]]
+            }
+            Self::Conv2d => {
+                rank(0, 4)?;
+                rank(1, 4)?;
+                let (k, x) = (s[0], s[1]);
+                if k[1] != x[1] || k[2] > x[2] || k[3] > x[3] || k[2] == 0 || k[3] == 0 {
+                    return Err(bad());
+                }
+                vec![x[0], k[0], x[2] + 1 - k[2], x[3] + 1 - k[3]]
+            }
+            Self::Conv2dGradK => {
+                rank(0, 4)?;
+                rank(1, 4)?;
+                let (x, g) = (s[0], s[1]);
+                if x[0] != g[0] || g[2] > x[2] || g[3] > x[3] || g[2] == 0 || g[3] == 0 {
+                    return Err(bad());
+                }
+                vec![g[1], x[1], x[2] + 1 - g[2], x[3] + 1 - g[3]]
+            }
+            Self::Conv2dGradX => {
+                rank(0, 4)?;
+                rank(1, 4)?;
+                let (k, g) = (s[0], s[1]);
+                if k[0] != g[1] {
+                    return Err(bad());
+                }
+                vec![g[0], k[1], g[2] + k[2] - 1, g[3] + k[3] - 1]
+            }
+            Self::MaxPool(p) => {
+                rank(0, 4)?;
+                let p = usize::from(p).max(1);
+                vec![s[0][0], s[0][1], s[0][2] / p, s[0][3] / p]
+            }
+            Self::MaxPoolBack(_) | Self::MaxPoolSelect(_) => {
+                rank(0, 4)?;
+                s[0].to_vec()
+            }
+            Self::Flatten => {
+                if s[0].is_empty() {
+                    return Err(bad());
+                }
+                vec![s[0][0], s[0][1..].iter().product()]
+            }
+            Self::ReshapeLike => {
+                if s[0].iter().product::<usize>() != s[1].iter().product::<usize>() {
+                    return Err(bad());
+                }
+                s[0].to_vec()
+            }
+        })
+    }
+}
+
+impl Signature for SmoothOp {
+    fn arity(&self) -> usize {
+        match self {
+            Self::Const(_) => 0,
+            Self::Neg
+            | Self::Exp
+            | Self::Relu
+            | Self::Sigmoid
+            | Self::Tanh
+            | Self::LogSoftmax
+            | Self::RowSum
+            | Self::BatchMean
+            | Self::MaxPool(_)
+            | Self::Flatten => 1,
+            _ => 2,
+        }
+    }
+
+    fn name(&self) -> String {
+        match self {
+            Self::Const(bits) => format!("const{}", f32::from_bits(*bits)),
+            Self::MaxPool(s) => format!("maxpool{s}"),
+            Self::MaxPoolBack(s) => format!("maxpool{s}_back"),
+            Self::MaxPoolSelect(s) => format!("maxpool{s}_select"),
+            other => {
+                let dbg = format!("{other:?}");
+                let mut out = String::new();
+                for (i, ch) in dbg.chars().enumerate() {
+                    if ch.is_ascii_uppercase() && i > 0 {
+                        out.push('_');
+                    }
+                    out.push(ch.to_ascii_lowercase());
+                }
+                out
+            }
+        }
+    }
+}
+
+/// Adds a gate to a smooth circuit.
+fn g(b: &mut CircuitBuilder<SmoothOp>, op: SmoothOp, ins: &[WireId]) -> WireId {
+    b.gate(op, ins)
+}
+
+impl ReverseRules for SmoothOp {
+    fn add(b: &mut CircuitBuilder<Self>, x: WireId, y: WireId) -> WireId {
+        g(b, Self::Add, &[x, y])
+    }
+
+    fn zero(b: &mut CircuitBuilder<Self>) -> WireId {
+        g(b, Self::constant(0.0), &[])
+    }
+
+    fn reverse(
+        &self,
+        b: &mut CircuitBuilder<Self>,
+        x: &[WireId],
+        y: WireId,
+        dy: WireId,
+    ) -> Vec<Option<WireId>> {
+        use SmoothOp as O;
+        let sum_like = |b: &mut CircuitBuilder<Self>, like: WireId, v: WireId| g(b, O::SumLike, &[like, v]);
+        match *self {
+            O::Const(_) => vec![],
+            O::Add => {
+                let (a, c) = (sum_like(b, x[0], dy), sum_like(b, x[1], dy));
+                vec![Some(a), Some(c)]
+            }
+            O::Sub => {
+                let a = sum_like(b, x[0], dy);
+                let c = sum_like(b, x[1], dy);
+                vec![Some(a), Some(g(b, O::Neg, &[c]))]
+            }
+            O::Mul => {
+                let ga = g(b, O::Mul, &[dy, x[1]]);
+                let gb = g(b, O::Mul, &[dy, x[0]]);
+                vec![Some(sum_like(b, x[0], ga)), Some(sum_like(b, x[1], gb))]
+            }
+            O::Neg => vec![Some(g(b, O::Neg, &[dy]))],
+            O::Exp => vec![Some(g(b, O::Mul, &[dy, y]))],
+            O::Relu => vec![Some(g(b, O::ReluBack, &[x[0], dy]))],
+            O::ReluBack => vec![None, Some(g(b, O::ReluBack, &[x[0], dy]))],
+            O::Sigmoid => {
+                // dy * y * (1 - y)
+                let one = g(b, O::constant(1.0), &[]);
+                let om = g(b, O::Sub, &[one, y]);
+                let d = g(b, O::Mul, &[y, om]);
+                vec![Some(g(b, O::Mul, &[dy, d]))]
+            }
+            O::Tanh => {
+                // dy * (1 - y^2)
+                let one = g(b, O::constant(1.0), &[]);
+                let sq = g(b, O::Mul, &[y, y]);
+                let d = g(b, O::Sub, &[one, sq]);
+                vec![Some(g(b, O::Mul, &[dy, d]))]
+            }
+            O::LogSoftmax => {
+                // dy - softmax(x) * rowsum(dy)
+                let sm = g(b, O::Exp, &[y]);
+                let rs = g(b, O::RowSum, &[dy]);
+                let t = g(b, O::Mul, &[sm, rs]);
+                vec![Some(g(b, O::Sub, &[dy, t]))]
+            }
+            O::RowSum => vec![Some(g(b, O::ExpandLike, &[x[0], dy]))],
+            O::SumLike => vec![None, Some(g(b, O::ExpandLike, &[x[1], dy]))],
+            O::ExpandLike => vec![None, Some(sum_like(b, x[1], dy))],
+            O::BatchMean => vec![Some(g(b, O::BatchSpread, &[x[0], dy]))],
+            O::BatchSpread => vec![None, Some(g(b, O::BatchMean, &[dy]))],
+            O::Linear => {
+                vec![Some(g(b, O::LinearGradW, &[dy, x[1]])), Some(g(b, O::LinearGradX, &[x[0], dy]))]
+            }
+            O::LinearGradW => {
+                vec![Some(g(b, O::Linear, &[dy, x[1]])), Some(g(b, O::LinearGradX, &[dy, x[0]]))]
+            }
+            O::LinearGradX => {
+                vec![Some(g(b, O::LinearGradW, &[x[1], dy])), Some(g(b, O::Linear, &[x[0], dy]))]
+            }
+            O::Conv2d => {
+                vec![Some(g(b, O::Conv2dGradK, &[x[1], dy])), Some(g(b, O::Conv2dGradX, &[x[0], dy]))]
+            }
+            O::Conv2dGradK => {
+                vec![Some(g(b, O::Conv2dGradX, &[dy, x[1]])), Some(g(b, O::Conv2d, &[dy, x[0]]))]
+            }
+            O::Conv2dGradX => {
+                vec![Some(g(b, O::Conv2dGradK, &[dy, x[1]])), Some(g(b, O::Conv2d, &[x[0], dy]))]
+            }
+            O::MaxPool(s) => vec![Some(g(b, O::MaxPoolBack(s), &[x[0], dy]))],
+            O::MaxPoolBack(s) => vec![None, Some(g(b, O::MaxPoolSelect(s), &[x[0], dy]))],
+            O::MaxPoolSelect(s) => vec![None, Some(g(b, O::MaxPoolBack(s), &[x[0], dy]))],
+            O::Flatten => vec![Some(g(b, O::ReshapeLike, &[x[0], dy]))],
+            O::ReshapeLike => vec![None, Some(g(b, O::ReshapeLike, &[x[1], dy]))],
+        }
+    }
+}

@@ -1,0 +1,572 @@
+//! `Tensor`: a dense row-major f32 array with a shape, and the numeric kernels the smooth
+//! gates run on it (broadcasting arithmetic, matrix products via `matrixmultiply`,
+//! 2D correlation by im2col, max-pooling). Kernels split their work over rayon.
+
+use rayon::prelude::*;
+
+/// A dense f32 array, row-major. Activations carry the batch as their first axis;
+/// shape `[]` is a scalar.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Tensor {
+    shape: Vec<usize>,
+    data: Vec<f32>,
+}
+
+impl Tensor {
+    /// A tensor of the given shape and row-major data.
+    ///
+    /// # Panics
+    /// If `data.len()` is not the product of `shape` (a caller bug).
+    #[must_use]
+    pub fn new(shape: Vec<usize>, data: Vec<f32>) -> Self {
+        assert_eq!(shape.iter().product::<usize>(), data.len(), "tensor data does not fit shape {shape:?}");
+        Self { shape, data }
+    }
+
+    /// Zeros of the given shape.
+    #[must_use]
+    pub fn zeros(shape: Vec<usize>) -> Self {
+        let n = shape.iter().product();
+        Self { shape, data: vec![0.0; n] }
+    }
+
+    /// A scalar (shape `[]`).
+    #[must_use]
+    pub fn scalar(v: f32) -> Self {
+        Self { shape: Vec::new(), data: vec![v] }
+    }
+
+    /// The shape.
+    #[must_use]
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The elements, row-major.
+    #[must_use]
+    pub fn data(&self) -> &[f32] {
+        &self.data
+    }
+
+    /// The elements, mutable (the shape stays).
+    pub fn data_mut(&mut self) -> &mut [f32] {
+        &mut self.data
+    }
+
+    /// The elements, by value.
+    #[must_use]
+    pub fn into_data(self) -> Vec<f32> {
+        self.data
+    }
+
+    /// Number of elements.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.data.len()
+    }
+
+    /// Whether the tensor has no elements.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.data.is_empty()
+    }
+
+    /// Size of the first (batch) axis; 1 for a scalar.
+    #[must_use]
+    pub fn rows(&self) -> usize {
+        self.shape.first().copied().unwrap_or(1)
+    }
+
+    /// Elements per row (everything after the first axis).
+    #[must_use]
+    pub fn row_len(&self) -> usize {
+        self.shape.iter().skip(1).product()
+    }
+
+    /// The same data under another shape.
+    ///
+    /// # Panics
+    /// If the element counts differ.
+    #[must_use]
+    pub fn reshaped(self, shape: Vec<usize>) -> Self {
+        Self::new(shape, self.data)
+    }
+
+    /// `f` applied to every element.
+    #[must_use]
+    pub fn map(&self, f: impl Fn(f32) -> f32 + Sync) -> Self {
+        Self { shape: self.shape.clone(), data: self.data.iter().map(|&v| f(v)).collect() }
+    }
+
+    /// `f(a, b)` elementwise, same shape.
+    #[must_use]
+    pub fn zip(&self, other: &Self, f: impl Fn(f32, f32) -> f32) -> Self {
+        assert_eq!(self.shape, other.shape, "zip of different shapes");
+        Self {
+            shape: self.shape.clone(),
+            data: self.data.iter().zip(&other.data).map(|(&a, &b)| f(a, b)).collect(),
+        }
+    }
+}
+
+/// The broadcast shape of `a` and `b`: equal shapes, a scalar with anything, or equal
+/// rank with every axis equal or 1 in one of them. `None` if they do not broadcast.
+#[must_use]
+pub fn broadcast_shape(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
+    if a == b || b.is_empty() {
+        return Some(a.to_vec());
+    }
+    if a.is_empty() {
+        return Some(b.to_vec());
+    }
+    if a.len() != b.len() {
+        return None;
+    }
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| match (x, y) {
+            _ if x == y => Some(x),
+            (1, y) => Some(y),
+            (x, 1) => Some(x),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Row-major strides of `shape` read as `out` (axes of size 1, or all axes of a
+/// scalar, get stride 0).
+fn broadcast_strides(shape: &[usize], out: &[usize]) -> Vec<usize> {
+    if shape.is_empty() {
+        return vec![0; out.len()];
+    }
+    let mut strides = vec![0; out.len()];
+    let mut s = 1;
+    for i in (0..out.len()).rev() {
+        strides[i] = if shape[i] == 1 && out[i] != 1 { 0 } else { s };
+        s *= shape[i];
+    }
+    strides
+}
+
+/// Visits every index of `out` in row-major order with the matching offsets into two
+/// operands of the given strides: `f(out_offset, a_offset, b_offset)`.
+fn for_each_broadcast(out: &[usize], sa: &[usize], sb: &[usize], mut f: impl FnMut(usize, usize, usize)) {
+    let n: usize = out.iter().product();
+    if n == 0 {
+        return;
+    }
+    let rank = out.len();
+    if rank == 0 {
+        f(0, 0, 0);
+        return;
+    }
+    let inner = out[rank - 1];
+    let (ia, ib) = (sa[rank - 1], sb[rank - 1]);
+    let mut idx = vec![0usize; rank];
+    let (mut oa, mut ob) = (0usize, 0usize);
+    let mut o = 0;
+    loop {
+        for k in 0..inner {
+            f(o + k, oa + k * ia, ob + k * ib);
+        }
+        o += inner;
+        if o >= n {
+            return;
+        }
+        // Advance the outer multi-index.
+        let mut axis = rank - 1;
+        loop {
+            axis -= 1;
+            idx[axis] += 1;
+            oa += sa[axis];
+            ob += sb[axis];
+            if idx[axis] < out[axis] {
+                break;
+            }
+            oa -= sa[axis] * out[axis];
+            ob -= sb[axis] * out[axis];
+            idx[axis] = 0;
+        }
+    }
+}
+
+/// `f(a, b)` with broadcasting (see [`broadcast_shape`]).
+///
+/// # Panics
+/// If the shapes do not broadcast (circuits are shape-checked before they run).
+#[must_use]
+pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32) -> Tensor {
+    if a.shape == b.shape {
+        return a.zip(b, f);
+    }
+    let out = broadcast_shape(&a.shape, &b.shape).expect("shapes broadcast");
+    let (sa, sb) = (broadcast_strides(&a.shape, &out), broadcast_strides(&b.shape, &out));
+    let mut data = vec![0.0; out.iter().product()];
+    for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(a.data[i], b.data[j]));
+    Tensor { shape: out, data }
+}
+
+/// `g` summed down to `shape` (the reverse of broadcasting `shape` up to `g`'s shape).
+#[must_use]
+pub fn sum_to(g: &Tensor, shape: &[usize]) -> Tensor {
+    if g.shape == shape {
+        return g.clone();
+    }
+    if shape.is_empty() {
+        return Tensor::scalar(g.data.iter().sum());
+    }
+    let st = broadcast_strides(shape, &g.shape);
+    let ones = broadcast_strides(&g.shape, &g.shape);
+    let mut data = vec![0.0; shape.iter().product()];
+    for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += g.data[i]);
+    Tensor { shape: shape.to_vec(), data }
+}
+
+/// `s` broadcast up to `shape`.
+#[must_use]
+pub fn expand_to(s: &Tensor, shape: &[usize]) -> Tensor {
+    if s.shape == shape {
+        return s.clone();
+    }
+    let ss = broadcast_strides(&s.shape, shape);
+    let mut data = vec![0.0; shape.iter().product()];
+    for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = s.data[i]);
+    Tensor { shape: shape.to_vec(), data }
+}
+
+/// Rows of the output handed to one rayon task in the matrix products.
+const ROW_BLOCK: usize = 32;
+
+/// `C = A B` for row-major `A` (`m x k`, strides `rsa, csa`) and `B` (`k x n`, strides
+/// `rsb, csb`), `C` row-major `m x n`, split over row blocks of `C` with rayon.
+#[allow(clippy::too_many_arguments)]
+fn gemm(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    rsa: isize,
+    csa: isize,
+    b: &[f32],
+    rsb: isize,
+    csb: isize,
+) -> Vec<f32> {
+    let mut c = vec![0.0f32; m * n];
+    if m == 0 || n == 0 {
+        return c;
+    }
+    let rows_per = ROW_BLOCK.max(m.div_ceil(rayon::current_num_threads().max(1) * 4));
+    c.par_chunks_mut(rows_per * n).enumerate().for_each(|(blk, cb)| {
+        let r0 = blk * rows_per;
+        let rows = cb.len() / n;
+        if k == 0 {
+            return;
+        }
+        // SAFETY: the pointers address `rows x k` of A starting at row r0, `k x n` of B and
+        // `rows x n` of this block of C, all in bounds for the given strides (checked
+        // by the callers' shape checks: a has m*k elements, b k*n, c m*n).
+        unsafe {
+            matrixmultiply::sgemm(
+                rows,
+                k,
+                n,
+                1.0,
+                a.as_ptr().offset(r0 as isize * rsa),
+                rsa,
+                csa,
+                b.as_ptr(),
+                rsb,
+                csb,
+                0.0,
+                cb.as_mut_ptr(),
+                n as isize,
+                1,
+            );
+        }
+    });
+    c
+}
+
+/// `x W^T` for weights `W : [out, in]` and inputs `x : [B, in]` (flattened after the batch).
+#[must_use]
+pub fn linear(w: &Tensor, x: &Tensor) -> Tensor {
+    let (o, i, b) = (w.shape[0], w.shape[1], x.rows());
+    assert_eq!(x.row_len(), i, "linear: input width");
+    let c = gemm(b, i, o, &x.data, i as isize, 1, &w.data, 1, i as isize);
+    Tensor::new(vec![b, o], c)
+}
+
+/// `g^T x : [out, in]` for `g : [B, out]`, `x : [B, in]` (the weight gradient).
+#[must_use]
+pub fn linear_grad_w(g: &Tensor, x: &Tensor) -> Tensor {
+    let (b, o, i) = (g.rows(), g.row_len(), x.row_len());
+    assert_eq!(x.rows(), b, "linear_grad_w: batch");
+    let c = gemm(o, b, i, &g.data, 1, o as isize, &x.data, i as isize, 1);
+    Tensor::new(vec![o, i], c)
+}
+
+/// `g W : [B, in]` for `W : [out, in]`, `g : [B, out]` (the input gradient).
+#[must_use]
+pub fn linear_grad_x(w: &Tensor, g: &Tensor) -> Tensor {
+    let (o, i, b) = (w.shape[0], w.shape[1], g.rows());
+    assert_eq!(g.row_len(), o, "linear_grad_x: width");
+    let c = gemm(b, o, i, &g.data, o as isize, 1, &w.data, i as isize, 1);
+    Tensor::new(vec![b, i], c)
+}
+
+/// Per-row `log softmax` over the last axis of `[B, n]`.
+#[must_use]
+pub fn log_softmax(x: &Tensor) -> Tensor {
+    let n = x.row_len().max(1);
+    let mut data = x.data.clone();
+    for row in data.chunks_mut(n) {
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
+        row.iter_mut().for_each(|v| *v -= lse);
+    }
+    Tensor { shape: x.shape.clone(), data }
+}
+
+/// Per-row sums `[B, 1]` of `[B, n]`.
+#[must_use]
+pub fn row_sum(x: &Tensor) -> Tensor {
+    let n = x.row_len().max(1);
+    let data: Vec<f32> = x.data.chunks(n).map(|r| r.iter().sum()).collect();
+    Tensor::new(vec![data.len(), 1], data)
+}
+
+/// The shape of a valid (no padding), stride-1 correlation of `x : [B, C, H, W]` with
+/// `k : [O, C, KH, KW]`.
+fn conv_dims(k: &[usize], x: &[usize]) -> (usize, usize, usize, usize, usize, usize, usize, usize, usize) {
+    let (o, c, kh, kw) = (k[0], k[1], k[2], k[3]);
+    let (b, h, w) = (x[0], x[2], x[3]);
+    (b, o, c, h, w, kh, kw, h + 1 - kh, w + 1 - kw)
+}
+
+/// im2col of one image `[C, H, W]`: `[C*KH*KW, OH*OW]`.
+#[allow(clippy::too_many_arguments)]
+fn im2col(img: &[f32], c: usize, h: usize, w: usize, kh: usize, kw: usize, oh: usize, ow: usize) -> Vec<f32> {
+    let mut cols = vec![0.0; c * kh * kw * oh * ow];
+    let mut r = 0;
+    for ch in 0..c {
+        for dy in 0..kh {
+            for dx in 0..kw {
+                let dst = &mut cols[r * oh * ow..(r + 1) * oh * ow];
+                for y in 0..oh {
+                    let src = &img[ch * h * w + (y + dy) * w + dx..][..ow];
+                    dst[y * ow..(y + 1) * ow].copy_from_slice(src);
+                }
+                r += 1;
+            }
+        }
+    }
+    cols
+}
+
+/// Valid, stride-1 2D correlation: `k : [O, C, KH, KW]`, `x : [B, C, H, W]` ->
+/// `[B, O, H-KH+1, W-KW+1]`.
+#[must_use]
+pub fn conv2d(k: &Tensor, x: &Tensor) -> Tensor {
+    let (b, o, c, h, w, kh, kw, oh, ow) = conv_dims(&k.shape, &x.shape);
+    let ckk = c * kh * kw;
+    let mut out = vec![0.0; b * o * oh * ow];
+    out.par_chunks_mut(o * oh * ow).enumerate().for_each(|(i, dst)| {
+        let cols = im2col(&x.data[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
+        let y = gemm_seq(o, ckk, oh * ow, &k.data, ckk as isize, 1, &cols, (oh * ow) as isize, 1);
+        dst.copy_from_slice(&y);
+    });
+    Tensor::new(vec![b, o, oh, ow], out)
+}
+
+/// The kernel gradient of [`conv2d`]: `x : [B, C, H, W]`, `g : [B, O, OH, OW]` -> `[O, C, KH, KW]`.
+#[must_use]
+pub fn conv2d_grad_k(x: &Tensor, g: &Tensor) -> Tensor {
+    let (b, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3]);
+    let (o, oh, ow) = (g.shape[1], g.shape[2], g.shape[3]);
+    let (kh, kw) = (h + 1 - oh, w + 1 - ow);
+    let ckk = c * kh * kw;
+    let sum = (0..b)
+        .into_par_iter()
+        .fold(
+            || vec![0.0f32; o * ckk],
+            |mut acc, i| {
+                let cols = im2col(&x.data[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
+                let gi = &g.data[i * o * oh * ow..(i + 1) * o * oh * ow];
+                let d = gemm_seq(o, oh * ow, ckk, gi, (oh * ow) as isize, 1, &cols, 1, (oh * ow) as isize);
+                acc.iter_mut().zip(d).for_each(|(a, v)| *a += v);
+                acc
+            },
+        )
+        .reduce(
+            || vec![0.0f32; o * ckk],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    Tensor::new(vec![o, c, kh, kw], sum)
+}
+
+/// The input gradient of [`conv2d`]: `k : [O, C, KH, KW]`, `g : [B, O, OH, OW]` -> `[B, C, H, W]`.
+#[must_use]
+pub fn conv2d_grad_x(k: &Tensor, g: &Tensor) -> Tensor {
+    let (o, c, kh, kw) = (k.shape[0], k.shape[1], k.shape[2], k.shape[3]);
+    let (b, oh, ow) = (g.shape[0], g.shape[2], g.shape[3]);
+    let (h, w) = (oh + kh - 1, ow + kw - 1);
+    let ckk = c * kh * kw;
+    let mut out = vec![0.0; b * c * h * w];
+    out.par_chunks_mut(c * h * w).enumerate().for_each(|(i, dst)| {
+        let gi = &g.data[i * o * oh * ow..(i + 1) * o * oh * ow];
+        // dcols = K^T g : [CKK, OH*OW], then col2im.
+        let dcols = gemm_seq(ckk, o, oh * ow, &k.data, 1, ckk as isize, gi, (oh * ow) as isize, 1);
+        let mut r = 0;
+        for ch in 0..c {
+            for dy in 0..kh {
+                for dx in 0..kw {
+                    let src = &dcols[r * oh * ow..(r + 1) * oh * ow];
+                    for y in 0..oh {
+                        let row = &mut dst[ch * h * w + (y + dy) * w + dx..][..ow];
+                        row.iter_mut().zip(&src[y * ow..(y + 1) * ow]).for_each(|(a, v)| *a += v);
+                    }
+                    r += 1;
+                }
+            }
+        }
+    });
+    Tensor::new(vec![b, c, h, w], out)
+}
+
+/// Single-threaded `C = A B` (used inside per-image rayon tasks).
+#[allow(clippy::too_many_arguments)]
+fn gemm_seq(
+    m: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    rsa: isize,
+    csa: isize,
+    b: &[f32],
+    rsb: isize,
+    csb: isize,
+) -> Vec<f32> {
+    let mut c = vec![0.0f32; m * n];
+    if m == 0 || n == 0 || k == 0 {
+        return c;
+    }
+    assert!(a.len() >= m * k && b.len() >= k * n, "gemm operands too small");
+    // SAFETY: A is m x k, B is k x n, C is m x n with the given strides, all inside the
+    // slices (asserted above for the layouts the callers use).
+    unsafe {
+        matrixmultiply::sgemm(
+            m,
+            k,
+            n,
+            1.0,
+            a.as_ptr(),
+            rsa,
+            csa,
+            b.as_ptr(),
+            rsb,
+            csb,
+            0.0,
+            c.as_mut_ptr(),
+            n as isize,
+            1,
+        );
+    }
+    c
+}
+
+/// Index of the maximum (first on ties) of each `s x s` window of `x : [B, C, H, W]`,
+/// as offsets into `x`, in the row-major order of the pooled output.
+fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
+    let (b, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3]);
+    let (ph, pw) = (h / s, w / s);
+    let mut idx = Vec::with_capacity(b * c * ph * pw);
+    for plane in 0..b * c {
+        let base = plane * h * w;
+        for py in 0..ph {
+            for px in 0..pw {
+                let mut best = base + py * s * w + px * s;
+                for dy in 0..s {
+                    for dx in 0..s {
+                        let j = base + (py * s + dy) * w + px * s + dx;
+                        if x.data[j] > x.data[best] {
+                            best = j;
+                        }
+                    }
+                }
+                idx.push(best);
+            }
+        }
+    }
+    (vec![b, c, ph, pw], idx)
+}
+
+/// Max-pooling over non-overlapping `s x s` windows (a remainder is dropped).
+#[must_use]
+pub fn max_pool(x: &Tensor, s: usize) -> Tensor {
+    let (shape, idx) = pool_argmax(x, s);
+    Tensor::new(shape, idx.iter().map(|&j| x.data[j]).collect())
+}
+
+/// The reverse of [`max_pool`]: `g` (pooled shape) routed to each window's maximum of `x`.
+#[must_use]
+pub fn max_pool_back(x: &Tensor, s: usize, g: &Tensor) -> Tensor {
+    let (_, idx) = pool_argmax(x, s);
+    let mut out = Tensor::zeros(x.shape.clone());
+    for (&j, &v) in idx.iter().zip(&g.data) {
+        out.data[j] += v;
+    }
+    out
+}
+
+/// The adjoint of [`max_pool_back`] in `g`: `a` (shape of `x`) read at each window's maximum.
+#[must_use]
+pub fn max_pool_select(x: &Tensor, s: usize, a: &Tensor) -> Tensor {
+    let (shape, idx) = pool_argmax(x, s);
+    Tensor::new(shape, idx.iter().map(|&j| a.data[j]).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn broadcasting_and_its_reverse() {
+        let a = Tensor::new(vec![2, 3], vec![1., 2., 3., 4., 5., 6.]);
+        let b = Tensor::new(vec![1, 3], vec![10., 20., 30.]);
+        assert_eq!(broadcast(&a, &b, |x, y| x + y).data(), &[11., 22., 33., 14., 25., 36.]);
+        let r = Tensor::new(vec![2, 1], vec![1., 2.]);
+        assert_eq!(broadcast(&a, &r, |x, y| x * y).data(), &[1., 2., 3., 8., 10., 12.]);
+        assert_eq!(broadcast(&Tensor::scalar(2.), &a, |x, y| x * y).data(), &[2., 4., 6., 8., 10., 12.]);
+        assert_eq!(sum_to(&a, &[1, 3]).data(), &[5., 7., 9.]);
+        assert_eq!(sum_to(&a, &[2, 1]).data(), &[6., 15.]);
+        assert_eq!(sum_to(&a, &[]).data(), &[21.]);
+        assert_eq!(expand_to(&r, &[2, 3]).data(), &[1., 1., 1., 2., 2., 2.]);
+        assert_eq!(broadcast_shape(&[2, 3], &[3, 2]), None);
+    }
+
+    #[test]
+    fn products_agree_with_loops() {
+        let w = Tensor::new(vec![2, 3], vec![1., 0., -1., 2., 1., 0.]);
+        let x = Tensor::new(vec![2, 3], vec![1., 2., 3., 4., 5., 6.]);
+        assert_eq!(linear(&w, &x).data(), &[-2., 4., -2., 13.]);
+        let g = Tensor::new(vec![2, 2], vec![1., 0., 0., 1.]);
+        assert_eq!(linear_grad_w(&g, &x).data(), &[1., 2., 3., 4., 5., 6.]);
+        assert_eq!(linear_grad_x(&w, &g).data(), &[1., 0., -1., 2., 1., 0.]);
+    }
+
+    #[test]
+    fn conv_and_pool_by_hand() {
+        // One 3x3 image, one 2x2 kernel.
+        let x = Tensor::new(vec![1, 1, 3, 3], (1..=9).map(|v| v as f32).collect());
+        let k = Tensor::new(vec![1, 1, 2, 2], vec![1., 0., 0., -1.]);
+        assert_eq!(conv2d(&k, &x).data(), &[-4., -4., -4., -4.]);
+        let p = max_pool(&x, 2);
+        assert_eq!((p.shape(), p.data()), (&[1usize, 1, 1, 1][..], &[5.][..]));
+        let back = max_pool_back(&x, 2, &Tensor::new(vec![1, 1, 1, 1], vec![7.]));
+        assert_eq!(back.data()[4], 7.);
+        assert_eq!(back.data().iter().sum::<f32>(), 7.);
+    }
+}

@@ -1,0 +1,225 @@
+//! Reverse derivatives of every smooth gate, and of composites, against central finite
+//! differences; losses and the learning rate by hand.
+
+use super::*;
+use crate::cat::rdiff;
+use crate::circuit::CircuitBuilder;
+use proptest::prelude::*;
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+fn random(shape: &[usize], rng: &mut ChaCha8Rng) -> Tensor {
+    let n = shape.iter().product();
+    Tensor::new(shape.to_vec(), (0..n).map(|_| rng.random_range(-1.0f32..1.0)).collect())
+}
+
+fn dot(a: &Tensor, b: &Tensor) -> f64 {
+    a.data().iter().zip(b.data()).map(|(&x, &y)| f64::from(x) * f64::from(y)).sum()
+}
+
+/// `<dy, f(x)>` for the circuit `f`.
+fn pairing(f: &SmoothCircuit, x: &[Tensor], dy: &[Tensor]) -> f64 {
+    let ins: Vec<&Tensor> = x.iter().collect();
+    eval(f, &ins).iter().zip(dy).map(|(y, d)| dot(y, d)).sum()
+}
+
+/// Checks `sum_i <R[f](x, dy)_i, v_i>` against the central difference of `<dy, f(x + t v)>`.
+/// Inputs listed in `frozen` are not moved (inputs a gate depends on only piecewise
+/// constantly, such as the mask of `relu_back`, whose derivative is zero almost everywhere).
+fn check_against_differences(
+    f: &SmoothCircuit,
+    shapes: &[Vec<usize>],
+    frozen: &[usize],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let x: Vec<Tensor> = shapes.iter().map(|s| random(s, &mut rng)).collect();
+    let out_shapes = check_shapes(f, shapes).map_err(TestCaseError::fail)?;
+    let dy: Vec<Tensor> = out_shapes.iter().map(|s| random(s, &mut rng)).collect();
+    let v: Vec<Tensor> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, s)| if frozen.contains(&i) { Tensor::zeros(s.clone()) } else { random(s, &mut rng) })
+        .collect();
+    let r = rdiff(f);
+    let mut ins: Vec<&Tensor> = x.iter().collect();
+    ins.extend(dy.iter());
+    let grads = eval(&r, &ins);
+    let analytic: f64 = grads
+        .iter()
+        .zip(&v)
+        .map(|(g, v)| if g.shape().is_empty() && !v.shape().is_empty() { 0.0 } else { dot(g, v) })
+        .sum();
+    let h = 1e-3f32;
+    let shift =
+        |t: f32| -> Vec<Tensor> { x.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect() };
+    let (up, mid, down) =
+        (pairing(f, &shift(h), &dy), pairing(f, &shift(0.0), &dy), pairing(f, &shift(-h), &dy));
+    let numeric = (up - down) / (2.0 * f64::from(h));
+    let tol = 2e-2 * (1.0 + numeric.abs().max(analytic.abs()));
+    // One-sided differences that disagree mean a kink (relu, a max-pool switch) in the step.
+    prop_assume!(((up - mid) - (mid - down)).abs() / f64::from(h) < tol / 4.0);
+    prop_assert!((analytic - numeric).abs() < tol, "R[f] gives {analytic}, differences {numeric}");
+    Ok(())
+}
+
+/// The circuit of one gate over inputs of the given count.
+fn one_gate(op: SmoothOp) -> SmoothCircuit {
+    use crate::circuit::Signature;
+    let mut b = CircuitBuilder::<SmoothOp>::new(0, op.arity());
+    let args = b.args();
+    let y = b.gate(op, &args);
+    b.finish(vec![y]).unwrap()
+}
+
+/// A failure with the gate named; rejections stay rejections.
+fn named(e: TestCaseError, what: &str) -> TestCaseError {
+    match e {
+        TestCaseError::Fail(m) => TestCaseError::fail(format!("{what}: {m}")),
+        reject @ TestCaseError::Reject(_) => reject,
+    }
+}
+
+/// The inputs a gate (and its reverse) depends on only piecewise constantly.
+fn masked(op: SmoothOp) -> Vec<usize> {
+    match op {
+        SmoothOp::ReluBack | SmoothOp::MaxPoolBack(_) | SmoothOp::MaxPoolSelect(_) => vec![0],
+        _ => vec![],
+    }
+}
+
+fn cases() -> Vec<(SmoothOp, Vec<Vec<usize>>)> {
+    use SmoothOp as O;
+    vec![
+        (O::Add, vec![vec![3, 4], vec![1, 4]]),
+        (O::Sub, vec![vec![3, 1], vec![3, 4]]),
+        (O::Mul, vec![vec![3, 4], vec![3, 4]]),
+        (O::Mul, vec![vec![], vec![2, 3]]),
+        (O::Neg, vec![vec![5]]),
+        (O::Exp, vec![vec![2, 3]]),
+        (O::Relu, vec![vec![4, 5]]),
+        (O::ReluBack, vec![vec![4, 5], vec![4, 5]]),
+        (O::Sigmoid, vec![vec![3, 3]]),
+        (O::Tanh, vec![vec![3, 3]]),
+        (O::LogSoftmax, vec![vec![3, 5]]),
+        (O::RowSum, vec![vec![3, 5]]),
+        (O::SumLike, vec![vec![1, 5], vec![3, 5]]),
+        (O::ExpandLike, vec![vec![3, 5], vec![3, 1]]),
+        (O::BatchMean, vec![vec![4, 2]]),
+        (O::BatchSpread, vec![vec![4, 2], vec![]]),
+        (O::Linear, vec![vec![3, 4], vec![2, 4]]),
+        (O::LinearGradW, vec![vec![2, 3], vec![2, 4]]),
+        (O::LinearGradX, vec![vec![3, 4], vec![2, 3]]),
+        (O::Conv2d, vec![vec![2, 3, 2, 2], vec![2, 3, 5, 4]]),
+        (O::Conv2dGradK, vec![vec![2, 3, 5, 4], vec![2, 2, 4, 3]]),
+        (O::Conv2dGradX, vec![vec![2, 3, 2, 2], vec![2, 2, 4, 3]]),
+        (O::MaxPool(2), vec![vec![2, 2, 5, 4]]),
+        (O::MaxPoolBack(2), vec![vec![2, 2, 5, 4], vec![2, 2, 2, 2]]),
+        (O::MaxPoolSelect(2), vec![vec![2, 2, 4, 4], vec![2, 2, 4, 4]]),
+        (O::Flatten, vec![vec![2, 3, 2]]),
+        (O::ReshapeLike, vec![vec![2, 6], vec![2, 3, 2]]),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(12))]
+
+    #[test]
+    fn every_gate_reverse_matches_differences(seed in any::<u64>()) {
+        for (op, shapes) in cases() {
+            check_against_differences(&one_gate(op), &shapes, &masked(op), seed)
+                .map_err(|e| named(e, &format!("{op:?}")))?;
+        }
+    }
+
+    #[test]
+    fn second_reverse_matches_differences(seed in any::<u64>()) {
+        // R[f] is a smooth circuit too; its own reverse derivative is checked the same way.
+        for (op, shapes) in cases() {
+            if matches!(op, SmoothOp::Relu | SmoothOp::MaxPool(_)) {
+                continue; // R[f] is relu_back / maxpool_back, checked here on their own
+            }
+            let f = one_gate(op);
+            let r = rdiff(&f);
+            let mut all = shapes.clone();
+            all.extend(check_shapes(&f, &shapes).unwrap());
+            check_against_differences(&r, &all, &masked(op), seed)
+                .map_err(|e| named(e, &format!("R[{op:?}]")))?;
+        }
+    }
+
+    #[test]
+    fn learners_gradient_matches_differences(seed in any::<u64>()) {
+        // The whole learner (small MLP and conv model, both losses): the parameter
+        // changes of the learner circuit against differences of the loss.
+        use layers::{Init, ModelSpec, SmoothModel};
+        for (spec, shape) in [("mlp:5x4", vec![6]), ("conv", vec![1, 12, 12]), ("hidden:3", vec![4])] {
+            let m = SmoothModel::from_spec(&spec.parse::<ModelSpec>().unwrap(), &shape, 3, Init::FanIn, seed).unwrap();
+            for kind in [loss::LossKind::Mse, loss::LossKind::SoftmaxCrossEntropy] {
+                let lens = loss::learner(&m.circuit, &kind.lens(), 1.0).unwrap();
+                let changes = parameter_changes(&lens, m.params.len());
+                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 7);
+                let x = random(&[2].iter().chain(&shape).copied().collect::<Vec<_>>(), &mut rng);
+                let y = Tensor::new(vec![2, 3], vec![1., 0., 0., 0., 0., 1.]);
+                let mut ins: Vec<&Tensor> = m.params.iter().collect();
+                ins.extend([&x, &y]);
+                let grads = eval(&changes, &ins);
+                let v: Vec<Tensor> = m.params.iter().map(|p| random(p.shape(), &mut rng)).collect();
+                let analytic: f64 = grads.iter().zip(&v).map(|(g, v)| dot(g, v)).sum();
+                let loss_at = |t: f32| {
+                    let p: Vec<Tensor> = m.params.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect();
+                    let yhat = {
+                        let mut ins: Vec<&Tensor> = p.iter().collect();
+                        ins.push(&x);
+                        eval(&m.circuit, &ins).swap_remove(0)
+                    };
+                    let map = match kind { loss::LossKind::Mse => loss::mse_map(), loss::LossKind::SoftmaxCrossEntropy => loss::softmax_cross_entropy_map() };
+                    f64::from(eval(&map, &[&yhat, &y])[0].data()[0])
+                };
+                let h = 1e-3;
+                let (up, mid, down) = (loss_at(h), loss_at(0.0), loss_at(-h));
+                let numeric = (up - down) / (2.0 * f64::from(h));
+                let tol = 2e-2 * (1.0 + numeric.abs());
+                prop_assume!(((up - mid) - (mid - down)).abs() / f64::from(h) < tol / 4.0);
+                prop_assert!((analytic - numeric).abs() < tol, "{spec} {kind:?}: {analytic} vs {numeric}");
+            }
+        }
+    }
+}
+
+#[test]
+fn losses_and_learning_rate_by_hand() {
+    // MSE of ŷ = (1, 2), y = (0, 0) over a batch of one: L = 2.5; the change to ŷ with
+    // learning rate 0.1 is 0.1 (ŷ - y).
+    let yhat = Tensor::new(vec![1, 2], vec![1.0, 2.0]);
+    let y = Tensor::new(vec![1, 2], vec![0.0, 0.0]);
+    assert_eq!(eval(&loss::mse_map(), &[&yhat, &y])[0].data(), &[2.5]);
+    let model = crate::circuit::Circuit::identity(1);
+    let lens = loss::learner(&model, &loss::mse(), 0.1).unwrap();
+    let d = eval(lens.changes(), &[&yhat, &y]);
+    assert_eq!(d[0].data(), &[0.1, 0.2]);
+    // Cross-entropy of equal logits against class 0 of 2: ln 2; change softmax - y.
+    let z = Tensor::new(vec![1, 2], vec![0.5, 0.5]);
+    let t = Tensor::new(vec![1, 2], vec![1.0, 0.0]);
+    let l = eval(&loss::softmax_cross_entropy_map(), &[&z, &t])[0].data()[0];
+    assert!((l - std::f32::consts::LN_2).abs() < 1e-6);
+    let lens = loss::learner(&model, &loss::softmax_cross_entropy(), 1.0).unwrap();
+    let d = eval(lens.changes(), &[&z, &t]);
+    assert!((d[0].data()[0] + 0.5).abs() < 1e-6 && (d[0].data()[1] - 0.5).abs() < 1e-6);
+}
+
+#[test]
+fn parameter_changes_skip_the_input_gradient() {
+    use layers::{Init, ModelSpec, SmoothModel};
+    let m = SmoothModel::from_spec(&"mlp:8".parse::<ModelSpec>().unwrap(), &[5], 3, Init::FanIn, 1).unwrap();
+    let lens = loss::learner(&m.circuit, &loss::softmax_cross_entropy(), 1.0).unwrap();
+    let c = parameter_changes(&lens, m.params.len());
+    assert_eq!(c.n_outputs(), 4);
+    let hist = c.gate_histogram();
+    let count = |n: &str| hist.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);
+    // One input gradient (into the hidden layer), none into the data; the forward pass once.
+    assert_eq!(count("linear_grad_x"), 1);
+    assert_eq!(count("linear_grad_w"), 2);
+    assert_eq!(count("linear"), 2);
+    assert_eq!(count("relu"), 1);
+}
