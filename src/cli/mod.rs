@@ -3,6 +3,7 @@
 
 mod bench;
 mod cec;
+mod checkpoint;
 mod common;
 mod eval;
 mod export;

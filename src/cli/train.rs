@@ -1,6 +1,8 @@
 //! `circuitlearn train`: load and encode data, build a model from its spec, train it
-//! with RDA, write `model.json` and `metrics.json`.
+//! with RDA, write `model.json` and `metrics.json` (and, with `--checkpoint-every`, a
+//! checkpoint that `--resume` continues from).
 
+use super::checkpoint::TrainCheckpoint;
 use super::common::{UsageError, progress, set_threads};
 use super::export::export_trained;
 use crate::aig::{Aig, LowerParams};
@@ -14,12 +16,12 @@ use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParam
 use crate::pass;
 use anyhow::Context;
 use clap::Args;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::time::Instant;
 
 /// Arguments of `train`.
-#[derive(Debug, Args)]
+#[derive(Clone, Debug, Args, Serialize, Deserialize)]
 pub struct TrainArgs {
     /// Training data: iris, wine, breast-cancer, digits, or a path (.csv, .csv.gz, .pla, .pla.gz).
     #[arg(long, default_value = "iris")]
@@ -90,6 +92,15 @@ pub struct TrainArgs {
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
+    /// Write a checkpoint (OUT/checkpoint.json) every N epochs; 0 = never.
+    #[arg(long, default_value_t = 0)]
+    #[serde(default)]
+    pub checkpoint_every: usize,
+    /// Continue the run whose checkpoint is in DIR, with the arguments it was started
+    /// with (other flags are ignored); ends with the model an uninterrupted run writes.
+    #[arg(long, value_name = "DIR")]
+    #[serde(default)]
+    pub resume: Option<PathBuf>,
 }
 
 /// What `metrics.json` holds.
@@ -175,6 +186,11 @@ pub(super) fn split(a: &TrainArgs, ds: Dataset) -> anyhow::Result<(Dataset, Data
 /// # Errors
 /// Bad data, spec or flags (exit 2); failure to write the outputs (exit 1).
 pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
+    let (resumed_args, start) = match a.resume.as_deref().map(TrainCheckpoint::read).transpose()? {
+        Some(c) => (Some(c.args), Some(c.trainer)),
+        None => (None, None),
+    };
+    let a = resumed_args.as_ref().unwrap_or(a);
     match a.domain.as_str() {
         "bool" => {}
         "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
@@ -224,12 +240,23 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
     let trainer =
         Trainer::new(optimizer).epochs(a.epochs).batch(a.batch.unwrap_or(1024)).seed(a.seed).init(init);
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let bar = progress(a.epochs as u64, a.json, "train");
     let t0 = Instant::now();
-    let report = trainer.run(&net, &x_train, &train.labels, |s| {
-        bar.set_message(format!("train acc {:.3}, {} flips", s.train_accuracy, s.flips));
-        bar.inc(1);
-    });
+    bar.set_position(start.as_ref().map_or(0, |c| c.epoch() as u64));
+    let checkpoint_args = TrainArgs { out: Some(out.clone()), ..a.clone() };
+    let mut saved = Ok(());
+    let report = trainer
+        .run_from(&net, &x_train, &train.labels, start, |end| {
+            let s = end.stats();
+            bar.set_message(format!("train acc {:.3}, {} flips", s.train_accuracy, s.flips));
+            bar.inc(1);
+            if a.checkpoint_every > 0 && s.epoch.is_multiple_of(a.checkpoint_every) && saved.is_ok() {
+                saved = TrainCheckpoint::write(&checkpoint_args, end.checkpoint());
+            }
+        })
+        .map_err(|e| UsageError(format!("{}: {e}", out.join("checkpoint.json").display())))?;
+    saved?;
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let test_accuracy = accuracy(&predict(&net, &report.params, &x_test), &test.labels);
@@ -243,7 +270,6 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         let head = |x: &crate::lanes::BitMatrix| classes_of_indices(&aig.simulate(x), net.n_classes);
         (accuracy(&head(&x_train), &train.labels), accuracy(&head(&x_test), &test.labels))
     });
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
     let vectors = concat_examples(&[&x_train, &x_test]);
     let hw = export_trained(

@@ -268,6 +268,18 @@ pub fn read_idx(path: &Path) -> Result<IdxArray, DataError> {
     }
 }
 
+/// Parses IDX file contents (gunzipped first when `gz`); `path` names them in errors.
+///
+/// # Errors
+/// As [`read_idx`].
+pub fn parse_idx_bytes(bytes: &[u8], gz: bool, path: &Path) -> Result<IdxArray, DataError> {
+    if gz {
+        parse_idx(flate2::read::GzDecoder::new(bytes), None, path)
+    } else {
+        parse_idx(bytes, Some(bytes.len() as u64), path)
+    }
+}
+
 /// Parses an IDX stream; `known_len` is the total length when it is known up front.
 fn parse_idx(mut r: impl Read, known_len: Option<u64>, path: &Path) -> Result<IdxArray, DataError> {
     let io = |source| DataError::Io { path: path.display().to_string(), source };

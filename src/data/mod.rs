@@ -118,13 +118,30 @@ pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
     decode_text(&bytes, gz, &shown)
 }
 
+/// Largest text a data file may hold (after gunzip): a small compressed file cannot
+/// expand into unbounded memory.
+pub const MAX_TEXT_BYTES: u64 = 1 << 32;
+
 /// Decodes file contents to text: optional gunzip, UTF-8 check, byte-order mark removed.
-pub(crate) fn decode_text(bytes: &[u8], gz: bool, path: &str) -> Result<String, DataError> {
+/// `path` names the source in errors.
+///
+/// # Errors
+/// [`DataError::Io`] for a broken gzip stream, [`DataError::Parse`] for text that is not
+/// UTF-8 or that decompresses to more than [`MAX_TEXT_BYTES`].
+pub fn decode_text(bytes: &[u8], gz: bool, path: &str) -> Result<String, DataError> {
     let raw = if gz {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(bytes)
+            .take(MAX_TEXT_BYTES + 1)
             .read_to_end(&mut out)
             .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
+        if out.len() as u64 > MAX_TEXT_BYTES {
+            return Err(DataError::parse(
+                path,
+                1,
+                format!("decompresses to more than {MAX_TEXT_BYTES} bytes"),
+            ));
+        }
         out
     } else {
         bytes.to_vec()

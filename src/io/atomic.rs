@@ -1,7 +1,13 @@
-//! Crash-safe file writing: write a temporary file beside the target, then rename.
+//! Crash-safe file writing: write a temporary file beside the target, flush it to disk,
+//! then rename it over the target (and, on Unix, flush the directory entry). Every file
+//! the tool writes goes through here (`tests/reliability.rs` checks the sources).
 
 use std::io::Write;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Distinguishes the temporary files of concurrent writes within one process.
+static NEXT_TEMPORARY: AtomicU64 = AtomicU64::new(0);
 
 /// Writes `bytes` to `path` atomically: a killed process leaves either the old file or
 /// the new one, never a truncated mix. Creates missing parent directories.
@@ -27,13 +33,18 @@ pub fn write_atomic_with(
     };
     std::fs::create_dir_all(dir)?;
     let name = path.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
+    let unique = NEXT_TEMPORARY.fetch_add(1, Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.tmp{}-{unique}", std::process::id()));
     let result = (|| {
         let mut f = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
         fill(&mut f)?;
         let f = f.into_inner().map_err(std::io::IntoInnerError::into_error)?;
         f.sync_all()?;
-        std::fs::rename(&tmp, path)
+        std::fs::rename(&tmp, path)?;
+        // Make the rename itself durable (a crash could otherwise lose the new entry).
+        #[cfg(unix)]
+        std::fs::File::open(dir)?.sync_all()?;
+        Ok(())
     })();
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);

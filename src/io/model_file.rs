@@ -4,7 +4,7 @@
 
 use super::atomic::write_atomic;
 use crate::data::Encoder;
-use crate::learn::{ModelError, ModelSpec, Network};
+use crate::learn::{ModelError, ModelSpec, Network, param_count};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
@@ -64,7 +64,7 @@ pub enum ModelFileError {
         /// File.
         path: String,
         /// Version in the file.
-        found: u32,
+        found: u64,
     },
     /// The stored spec or shape does not build.
     #[error("{path}: {source}")]
@@ -123,14 +123,23 @@ impl ModelFile {
         let p = path.display().to_string();
         let text =
             std::fs::read_to_string(path).map_err(|source| ModelFileError::Io { path: p.clone(), source })?;
+        Self::parse(&text, &p)
+    }
+
+    /// Parses and checks model-file text; `path` names it in errors.
+    ///
+    /// # Errors
+    /// [`ModelFileError::Json`] for malformed JSON or a missing field,
+    /// [`ModelFileError::Version`] for another format version.
+    pub fn parse(text: &str, path: &str) -> Result<Self, ModelFileError> {
         // Check the version before the full shape, so a newer file says so.
-        let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| json_err(&p, &e))?;
+        let v: serde_json::Value = serde_json::from_str(text).map_err(|e| json_err(path, &e))?;
         if let Some(found) = v.get("format_version").and_then(serde_json::Value::as_u64)
             && found != u64::from(FORMAT_VERSION)
         {
-            return Err(ModelFileError::Version { path: p, found: found as u32 });
+            return Err(ModelFileError::Version { path: path.to_owned(), found });
         }
-        serde_json::from_str(&text).map_err(|e| json_err(&p, &e))
+        serde_json::from_str(text).map_err(|e| json_err(path, &e))
     }
 
     /// Writes the model atomically, pretty-printed.
@@ -154,16 +163,24 @@ impl ModelFile {
             .spec
             .parse()
             .map_err(|e| ModelFileError::Model { path: p.clone(), source: ModelError::Spec(e) })?;
-        let net = Network::build(spec, self.n_inputs, self.class_names.len(), self.seed)
+        // The parameter string bounds the network's size, so a hostile `n_inputs` or spec
+        // is refused before anything is built from it.
+        let n_classes = self.class_names.len();
+        let n_params = param_count(spec, self.n_inputs, n_classes).unwrap_or(usize::MAX);
+        if n_params.div_ceil(4) != self.params.len() {
+            return Err(ModelFileError::Params {
+                path: p,
+                msg: if n_params == usize::MAX {
+                    format!("model {spec} over {} inputs is too large", self.n_inputs)
+                } else {
+                    format!("params must be {} hex digits for {n_params} parameters", n_params.div_ceil(4))
+                },
+            });
+        }
+        let net = Network::build(spec, self.n_inputs, n_classes, self.seed)
             .map_err(|source| ModelFileError::Model { path: p.clone(), source })?;
-        let params = params_from_hex(&self.params, net.n_params()).ok_or_else(|| ModelFileError::Params {
-            path: p,
-            msg: format!(
-                "params must be {} hex digits for {} parameters",
-                net.n_params().div_ceil(4),
-                net.n_params()
-            ),
-        })?;
+        let params = params_from_hex(&self.params, n_params)
+            .ok_or_else(|| ModelFileError::Params { path: p, msg: "params must be hex digits".into() })?;
         Ok((net, params))
     }
 }

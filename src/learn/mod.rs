@@ -12,6 +12,8 @@ pub mod threshold;
 pub mod trainer;
 pub mod tree;
 
-pub use network::{ModelError, Network};
+pub use network::{MAX_PARAMS, ModelError, Network, param_count};
 pub use spec::{Body, Head, ModelSpec};
-pub use trainer::{EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams};
+pub use trainer::{
+    Checkpoint, EpochEnd, EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams,
+};

@@ -15,6 +15,14 @@ use thiserror::Error;
 /// Largest input count the `table` model accepts (its table has `2^n` entries per bit).
 pub const MAX_TABLE_INPUTS: usize = 16;
 
+/// Most input bits a network may have (a model file's `n_inputs` is not backed by data,
+/// and the wiring draws from a pool of every input).
+pub const MAX_INPUT_BITS: usize = 1 << 24;
+
+/// Most parameters a network may have (a spec or model file asking for more is refused
+/// before anything is allocated).
+pub const MAX_PARAMS: usize = 1 << 30;
+
 /// Why a spec cannot be built for the data at hand.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 pub enum ModelError {
@@ -40,6 +48,20 @@ pub enum ModelError {
     /// Data with no input bits.
     #[error("the data has no input bits")]
     NoInputs,
+    /// More input bits than [`MAX_INPUT_BITS`].
+    #[error("{inputs} input bits; at most {MAX_INPUT_BITS} are supported")]
+    TooManyInputs {
+        /// Input bits asked for.
+        inputs: usize,
+    },
+    /// More parameters than [`MAX_PARAMS`].
+    #[error("model {spec} over {inputs} input bits needs more than {MAX_PARAMS} parameters")]
+    TooLarge {
+        /// The spec.
+        spec: String,
+        /// Input bits of the data.
+        inputs: usize,
+    },
 }
 
 /// A concrete parametrised circuit with its head.
@@ -67,6 +89,12 @@ impl Network {
             && c != n_classes
         {
             return Err(ModelError::ClassMismatch { head: c, data: n_classes });
+        }
+        if n_inputs > MAX_INPUT_BITS {
+            return Err(ModelError::TooManyInputs { inputs: n_inputs });
+        }
+        if param_count(spec, n_inputs, n_classes).is_none_or(|p| p > MAX_PARAMS) {
+            return Err(ModelError::TooLarge { spec: spec.to_string(), inputs: n_inputs });
         }
         let circuit = match spec.body {
             Body::Table => table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?,
@@ -144,6 +172,33 @@ fn table(n: usize, outputs: usize) -> Result<Circuit<Bool>, ModelError> {
         })
         .collect();
     Ok(b.finish(outs).expect("table circuit is valid"))
+}
+
+/// The number of parameters [`Network::build`] gives `spec` over `n_inputs` bits and
+/// `n_classes` classes, computed without building (`None` if it overflows `usize`).
+#[must_use]
+pub fn param_count(spec: ModelSpec, n_inputs: usize, n_classes: usize) -> Option<usize> {
+    let outputs = spec.head.n_outputs(n_classes, n_classes);
+    match spec.body {
+        Body::Table => outputs.checked_mul(1usize.checked_shl(u32::try_from(n_inputs).ok()?)?),
+        Body::PseudoLinear => outputs.checked_mul(n_inputs),
+        Body::Lut { k, width, depth, last } => {
+            // Runs of equal layers (count, width), as `build` and `lut_net` lay them out.
+            let last = last.unwrap_or(width);
+            let runs = match spec.head {
+                Head::GroupSum(c) => [(depth - 1, width), (1, last.div_ceil(c).checked_mul(c)?), (0, 0)],
+                Head::Binary | Head::OneHot => [(depth - 1, width), (1, last), (1, outputs)],
+            };
+            let table = |from: usize| 1usize << usize::from(k).min(from);
+            let (mut total, mut prev) = (0usize, n_inputs);
+            for (count, w) in runs.into_iter().filter(|r| r.0 > 0) {
+                let rest = (count - 1).checked_mul(w)?.checked_mul(table(w))?;
+                total = total.checked_add(w.checked_mul(table(prev))?)?.checked_add(rest)?;
+                prev = w;
+            }
+            Some(total)
+        }
+    }
 }
 
 /// Per output `j`: `[popcount(p_j & x) <= popcount(p_j) div 4]`.
@@ -279,6 +334,35 @@ mod tests {
             let pc = p.iter().filter(|a| **a).count();
             assert_eq!(net.circuit.eval_one(&bits)[0], px <= pc / 4);
         }
+    }
+
+    #[test]
+    fn param_count_matches_the_built_network() {
+        for (spec, n, c) in [
+            ("lut:4:10x2,groupsum:3", 16, 3),
+            ("lut:6:8x1,binary", 4, 3),
+            ("lut:3:5x3,onehot", 2, 4),
+            ("lut:2:7x1,groupsum:2", 9, 2),
+            ("lut:2:10x3:5,groupsum:3", 16, 3),
+            ("lut:3:6x2:4,binary", 8, 3),
+            ("lut:6:9x1:4,onehot", 8, 3),
+            ("table,onehot", 5, 3),
+            ("pseudolinear", 7, 5),
+        ] {
+            let spec: ModelSpec = spec.parse().unwrap();
+            let net = Network::build(spec, n, c, 0).unwrap();
+            assert_eq!(param_count(spec, n, c), Some(net.n_params()), "{spec}");
+        }
+        let huge: ModelSpec = "lut:6:1000000000x1000000000".parse().unwrap();
+        assert_eq!(param_count(huge, 8, 2), None);
+        assert!(matches!(Network::build(huge, 8, 2, 0), Err(ModelError::TooLarge { .. })));
+        let wide: ModelSpec = "pseudolinear,onehot".parse().unwrap();
+        assert_eq!(param_count(wide, 1 << 24, 100), Some(100 << 24));
+        assert!(matches!(Network::build(wide, 1 << 24, 100, 0), Err(ModelError::TooLarge { .. })));
+        // Few parameters, but the wiring would draw from 2^40 inputs.
+        let narrow: ModelSpec = "lut:1:1x1".parse().unwrap();
+        assert_eq!(param_count(narrow, 1 << 40, 2), Some(4));
+        assert_eq!(Network::build(narrow, 1 << 40, 2, 0), Err(ModelError::TooManyInputs { inputs: 1 << 40 }));
     }
 
     #[test]

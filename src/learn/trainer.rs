@@ -7,6 +7,12 @@
 //!   batch (by the fused reverse kernel, which computes exactly what evaluating the
 //!   circuit `rdiff(f)` restricted to the parameters computes) and each parameter counts its votes
 //!   (popcounts over the lanes); see [`VoteParams`].
+//!
+//! Training can stop after any epoch and go on later: [`Trainer::run_from`] hands each
+//! epoch's end state to the caller ([`EpochEnd::checkpoint`]: parameters, history, the
+//! random generator's position) and continues from such a [`Checkpoint`] to exactly the
+//! parameters an uninterrupted run ends with. The optimisers keep no other state across
+//! epochs (the vote counts are per batch).
 
 use super::head::accuracy;
 use super::network::Network;
@@ -100,6 +106,9 @@ pub struct EpochStats {
     pub epoch: usize,
     /// Parameters flipped during the epoch.
     pub flips: u64,
+    /// Flips proposed during the epoch (equal to `flips` but for the vote optimiser,
+    /// which declines some at random).
+    pub proposed: u64,
     /// Training accuracy after the epoch.
     pub train_accuracy: f64,
 }
@@ -122,6 +131,57 @@ impl Report {
         self.history.last().map_or(0.0, |h| h.train_accuracy)
     }
 }
+
+/// Where training stood at the end of an epoch: enough to continue it exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// Parameters after the last completed epoch.
+    pub params: Vec<bool>,
+    /// Figures of the completed epochs (the last one is the checkpoint's epoch).
+    pub history: Vec<EpochStats>,
+    /// Position of the trainer's random generator (ChaCha8 from the trainer's seed), in
+    /// 32-bit words, as a decimal string (JSON numbers cannot hold every `u128`).
+    pub rng_word_pos: String,
+}
+
+impl Checkpoint {
+    /// Epochs completed.
+    #[must_use]
+    pub fn epoch(&self) -> usize {
+        self.history.len()
+    }
+}
+
+/// The state at the end of an epoch, lent to the `on_epoch` callback of
+/// [`Trainer::run_from`].
+pub struct EpochEnd<'a> {
+    params: &'a [bool],
+    history: &'a [EpochStats],
+    rng: &'a ChaCha8Rng,
+}
+
+impl EpochEnd<'_> {
+    /// The figures of the epoch just completed.
+    #[must_use]
+    pub fn stats(&self) -> &EpochStats {
+        &self.history[self.history.len() - 1]
+    }
+
+    /// A copy of the state, to continue from with [`Trainer::run_from`].
+    #[must_use]
+    pub fn checkpoint(&self) -> Checkpoint {
+        Checkpoint {
+            params: self.params.to_vec(),
+            history: self.history.to_vec(),
+            rng_word_pos: self.rng.get_word_pos().to_string(),
+        }
+    }
+}
+
+/// A checkpoint that does not fit the training it is meant to continue.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("checkpoint does not fit this training: {0}")]
+pub struct CheckpointMismatch(pub String);
 
 /// Trains a [`Network`] with RDA. Deterministic for a given seed and data, whatever the
 /// thread count (randomness is drawn sequentially; parallel parts only count).
@@ -190,21 +250,69 @@ impl Trainer {
         labels: &[u32],
         mut on_epoch: impl FnMut(&EpochStats),
     ) -> Report {
+        self.run_from(net, inputs, labels, None, |end| on_epoch(end.stats()))
+            .expect("a fresh start has no checkpoint to mismatch")
+    }
+
+    /// [`run`](Self::run), starting from `start` (a checkpoint of a run with the same
+    /// trainer, network and data) when given; `on_epoch` sees the state after each epoch.
+    /// The result equals an uninterrupted run's.
+    ///
+    /// # Errors
+    /// [`CheckpointMismatch`] if `start` has the wrong parameter count, more epochs than
+    /// this trainer runs, or a malformed generator position.
+    ///
+    /// # Panics
+    /// If `inputs` does not match the network's input width or the label count.
+    pub fn run_from(
+        &self,
+        net: &Network,
+        inputs: &BitMatrix,
+        labels: &[u32],
+        start: Option<Checkpoint>,
+        mut on_epoch: impl FnMut(&EpochEnd<'_>),
+    ) -> Result<Report, CheckpointMismatch> {
         assert_eq!(inputs.rows(), net.circuit.n_args(), "one input row per input bit");
         assert_eq!(inputs.examples(), labels.len(), "one label per example");
         let mut rng = ChaCha8Rng::seed_from_u64(self.seed);
-        let mut params = match self.init {
-            Init::Zeros => vec![false; net.n_params()],
-            Init::Random => (0..net.n_params()).map(|_| rng.random::<bool>()).collect(),
+        let (mut params, mut history) = match start {
+            None => {
+                let params = match self.init {
+                    Init::Zeros => vec![false; net.n_params()],
+                    Init::Random => (0..net.n_params()).map(|_| rng.random::<bool>()).collect(),
+                };
+                (params, Vec::new())
+            }
+            Some(c) => {
+                let mismatch = |why: String| Err(CheckpointMismatch(why));
+                if c.params.len() != net.n_params() {
+                    return mismatch(format!(
+                        "{} parameters, the model has {}",
+                        c.params.len(),
+                        net.n_params()
+                    ));
+                }
+                if c.epoch() > self.epochs {
+                    return mismatch(format!("{} epochs done, this run has {}", c.epoch(), self.epochs));
+                }
+                let Ok(pos) = c.rng_word_pos.parse::<u128>() else {
+                    return mismatch(format!("rng_word_pos '{}' is not a number", c.rng_word_pos));
+                };
+                rng.set_word_pos(pos);
+                (c.params, c.history)
+            }
         };
+        // A checkpoint taken after the run had already stopped continues to the same stop.
+        if let Some(stop) = history.last().and_then(stop_after) {
+            return Ok(Report { params, stop, history });
+        }
         let mut state = match self.optimizer {
             Optimizer::Rda => State::Faithful(Program::new(&rda_step(&net.circuit)), net.targets(labels)),
             Optimizer::Votes(v) => State::Votes(v, Engine::new(&net.circuit), inputs.transposed()),
             Optimizer::Parity => State::Parity(Engine::new(&net.circuit), inputs.transposed()),
         };
-        let mut history = Vec::new();
         let mut stop = StopReason::EpochLimit;
-        for epoch in 1..=self.epochs {
+        for epoch in history.len() + 1..=self.epochs {
             let mut order: Vec<usize> = (0..labels.len()).collect();
             if self.shuffle {
                 order.shuffle(&mut rng);
@@ -235,19 +343,25 @@ impl Trainer {
                 }
             };
             let train_accuracy = accuracy(&predict(net, &params, inputs), labels);
-            let stats = EpochStats { epoch, flips, train_accuracy };
-            on_epoch(&stats);
-            history.push(stats);
-            if train_accuracy >= 1.0 {
-                stop = StopReason::Perfect;
-                break;
-            }
-            if proposed == 0 {
-                stop = StopReason::Converged;
+            history.push(EpochStats { epoch, flips, proposed, train_accuracy });
+            on_epoch(&EpochEnd { params: &params, history: &history, rng: &rng });
+            if let Some(s) = stop_after(&history[history.len() - 1]) {
+                stop = s;
                 break;
             }
         }
-        Report { params, stop, history }
+        Ok(Report { params, stop, history })
+    }
+}
+
+/// Why training stops after an epoch with these figures, if it does before the limit.
+fn stop_after(last: &EpochStats) -> Option<StopReason> {
+    if last.train_accuracy >= 1.0 {
+        Some(StopReason::Perfect)
+    } else if last.proposed == 0 {
+        Some(StopReason::Converged)
+    } else {
+        None
     }
 }
 
@@ -479,4 +593,48 @@ fn active_lanes(net: &Network, out: &BitMatrix, labels: &[u32], margin: f64) -> 
         }
     }
     mask
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::data::{Encoder, Encoding, builtin};
+    use crate::learn::ModelSpec;
+
+    /// Stopping after any epoch, saving the checkpoint as JSON and continuing from it ends
+    /// with exactly the report of an uninterrupted run, for every optimiser.
+    #[test]
+    fn resuming_from_any_epoch_matches_an_uninterrupted_run() {
+        let iris = builtin("iris").unwrap().unwrap();
+        let x = Encoder::fit(&Encoding::Thermometer { bits: 4 }, &iris).unwrap().encode(&iris).unwrap();
+        for (spec, optimizer) in [
+            ("lut:4:24x1,groupsum:3", Optimizer::Votes(VoteParams::for_head(Head::GroupSum(3), 3))),
+            ("lut:3:12x2,onehot", Optimizer::Parity),
+            ("lut:2:6x1", Optimizer::Rda),
+        ] {
+            let net = Network::build(spec.parse::<ModelSpec>().unwrap(), x.rows(), 3, 5).unwrap();
+            let trainer = Trainer::new(optimizer).epochs(6).batch(40).seed(9);
+            let mut saved = Vec::new();
+            let full = trainer
+                .run_from(&net, &x, &iris.labels, None, |end| {
+                    saved.push(serde_json::to_string(&end.checkpoint()).unwrap());
+                })
+                .unwrap();
+            assert!(full.history.len() >= 2, "{spec}: too short to test resuming");
+            for text in &saved {
+                let c: Checkpoint = serde_json::from_str(text).unwrap();
+                let resumed = trainer.run_from(&net, &x, &iris.labels, Some(c), |_| {}).unwrap();
+                assert_eq!(resumed, full, "{spec}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_model_is_refused() {
+        let net = Network::build("lut:2:4x1".parse::<ModelSpec>().unwrap(), 3, 2, 0).unwrap();
+        let x = BitMatrix::from_examples(3, &[[true, false, true], [false, true, true]]);
+        let c = Checkpoint { params: vec![true; 3], history: Vec::new(), rng_word_pos: "0".into() };
+        let e = Trainer::new(Optimizer::Rda).run_from(&net, &x, &[0, 1], Some(c), |_| {}).unwrap_err();
+        assert!(e.to_string().contains("3 parameters"), "{e}");
+    }
 }
