@@ -91,6 +91,45 @@ fn boolean_training_is_byte_for_byte_reproducible() {
     assert!(first == run("1"), "another thread count, different files");
 }
 
+/// Smooth domain (an f32 MLP) and relaxed logic (discretised gate network, with its
+/// Verilog): the same seed and thread count give byte-identical files; for the MLP another
+/// thread count does too (its reductions run in a fixed order).
+#[test]
+fn smooth_and_relaxed_training_are_byte_for_byte_reproducible() {
+    let run = |model: &str, threads: &str, files: &[&str]| {
+        let d = tempfile::tempdir().unwrap();
+        let o = circuitlearn(
+            &[
+                "train",
+                "--domain",
+                "smooth",
+                "--data",
+                "wine",
+                "--model",
+                model,
+                "--epochs",
+                "5",
+                "--threads",
+                threads,
+                "--out",
+                "run",
+                "--json",
+            ],
+            d.path(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        files.iter().map(|f| read(d.path().join(f))).collect::<Vec<_>>()
+    };
+    let mlp = ["run/model.json"];
+    let first = run("mlp:16", "2", &mlp);
+    assert!(first == run("mlp:16", "2", &mlp), "smooth: same thread count, different model.json");
+    assert!(first == run("mlp:16", "1", &mlp), "smooth: another thread count, different model.json");
+    let relaxed = ["run/model.json", "verilog-out/run.v"];
+    let first = run("gates:64x2", "2", &relaxed);
+    assert!(first == run("gates:64x2", "2", &relaxed), "relaxed: different files");
+    assert!(first == run("gates:64x2", "1", &relaxed), "relaxed: another thread count, different files");
+}
+
 /// Ring domain (fixed-point polynomial circuits over Z_(2^64), the polycirc Iris model):
 /// trained parameters and word-level Verilog are identical whatever the thread pool.
 #[test]
