@@ -6,6 +6,7 @@ mod cec;
 mod common;
 mod eval;
 mod export;
+mod images;
 mod iwls;
 mod opt;
 mod plot;
