@@ -241,3 +241,31 @@ fn plot_draws_runs_and_rejects_non_metrics() {
     assert_bad_input(&["plot", "x.json"], d.path(), "x.json: no number \"and_nodes\"");
     assert_bad_input(&["plot", "missing"], d.path(), "missing");
 }
+
+#[test]
+fn boolean_training_on_an_idx_directory_uses_its_test_split() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let args = ["train", "--data", dir.to_str().unwrap(), "--model", "lut:4:20x1,groupsum:10"];
+    let out = circuitlearn(
+        &[&args[..], &["--encoding", "uniform:3", "--epochs", "5", "--json"]].concat(),
+        d.path(),
+    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert_eq!(j["domain"], "bool");
+    assert_eq!((j["train_examples"].as_u64(), j["test_examples"].as_u64()), (Some(6), Some(4)));
+    assert_eq!(j["input_bits"], 784 * 3);
+    assert_eq!(j["encoding"], "uniform:3");
+    assert!(j["test_source"].as_str().unwrap().ends_with("t10k-*"), "{j}");
+    assert!(j["and_nodes"].as_u64().unwrap() > 0, "{j}");
+    let written: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(d.path().join("runs/fashion-tiny/metrics.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(written["test_accuracy"], j["test_accuracy"]);
+    // The directory brings its own test set.
+    let both = circuitlearn(&[&args[..], &["--test", "iris"]].concat(), d.path());
+    assert_eq!(both.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&both.stderr).contains("brings its own test set"));
+}

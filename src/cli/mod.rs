@@ -7,6 +7,7 @@ mod checkpoint;
 mod common;
 mod eval;
 mod export;
+mod images;
 mod iwls;
 mod opt;
 mod plot;

@@ -5,9 +5,9 @@
 
 use super::common::{UsageError, progress, set_threads};
 use super::export::export_trained;
-use super::train::{Metrics, TrainArgs, parse_encoding, split};
+use super::train::{Metrics, TrainArgs, encoding_text, load, parse_encoding, passes_text};
 use crate::aig::{Aig, LowerParams};
-use crate::data::{self, Encoder};
+use crate::data::Encoder;
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::testbench::concat_examples;
 use crate::io::{ModelFile, write_atomic};
@@ -57,10 +57,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         return Err(UsageError("--domain smooth relaxed models train with --optimizer adam".into()).into());
     }
     set_threads(a.threads);
-    let ds = data::load(&a.data)?;
-    let n_classes = ds.n_classes();
-    let (train, test, test_source) = split(a, ds)?;
-    let encoding = parse_encoding(&a.encoding)?;
+    let (train, test, test_source) = load(a)?;
+    let n_classes = train.n_classes();
+    let encoding = parse_encoding(encoding_text(a))?;
     let encoder = Encoder::fit(&encoding, &train)?;
     let x_train = encoder.encode(&train)?;
     let x_test = encoder.encode(&test).with_context(|| format!("encoding test data {test_source}"))?;
@@ -91,7 +90,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
     let classifier = network.classifier();
     let lowered = Aig::from_circuit_with(&classifier, Some(&params), &lower);
-    let script = pass::parse_script(&a.passes, &pass::PassContext { care: Some(x_train.clone()) })?;
+    let script = pass::parse_script(passes_text(a), &pass::PassContext { care: Some(x_train.clone()) })?;
     if script.iter().any(|s| !s.preserves_function()) {
         return Err(
             UsageError("--passes: relaxed training takes function-preserving passes only".into()).into()
@@ -118,7 +117,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             epochs: report.history.len(),
             stop: format!("{:?}", report.stop),
             seed: a.seed,
-            encoding: a.encoding.clone(),
+            encoding: encoding_text(a).to_owned(),
             input_bits: encoder.n_bits(),
             train_examples: train.n_examples(),
             test_examples: test.n_examples(),

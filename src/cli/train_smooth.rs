@@ -3,8 +3,9 @@
 //! `"domain": "smooth"`) and `metrics.json`.
 
 use super::common::{UsageError, progress, set_threads};
+use super::images;
 use super::train::{TrainArgs, split};
-use crate::data::{self, idx};
+use crate::data;
 use crate::io::write_atomic;
 use crate::smooth::Tensor;
 use crate::smooth::layers::{Init, ModelSpec, SmoothModel};
@@ -133,12 +134,9 @@ pub fn read_model(path: &Path) -> anyhow::Result<SmoothModel> {
 /// # Errors
 /// Bad data or data whose shape does not fit the model (exit 2).
 pub fn eval_accuracy(model: &SmoothModel, data: &str) -> anyhow::Result<(f64, usize)> {
-    let path = Path::new(data);
-    let examples = if data == "fashion-mnist" || path.is_dir() {
-        let dir = if data == "fashion-mnist" { Path::new(idx::FASHION_MNIST_DIR) } else { path };
-        image_dir(dir, data)?.test
-    } else {
-        Examples::from_dataset(&data::load(data)?).map_err(UsageError)?
+    let examples = match images::load(data, None)? {
+        Some(img) => from_images(img)?.test,
+        None => Examples::from_dataset(&data::load(data)?).map_err(UsageError)?,
     };
     if examples.shape != model.input_shape {
         return Err(UsageError(format!(
@@ -159,48 +157,20 @@ struct Loaded {
     test_source: String,
 }
 
-fn image_dir(dir: &Path, name: &str) -> anyhow::Result<Loaded> {
-    let s = idx::read_image_dir(dir)?;
-    let (tr, te) = (&s.train.images, &s.test.images);
-    if (tr.rows, tr.cols) != (te.rows, te.cols) {
-        return Err(UsageError(format!(
-            "{}: training images are {}x{} but test images {}x{}",
-            dir.display(),
-            tr.rows,
-            tr.cols,
-            te.rows,
-            te.cols
-        ))
-        .into());
-    }
-    let n_classes =
-        s.train.labels.iter().chain(&s.test.labels).copied().max().map_or(1, |m| usize::from(m) + 1);
-    let class_names: Vec<String> = if name == "fashion-mnist" && n_classes <= 10 {
-        idx::FASHION_MNIST_CLASSES.iter().map(|s| (*s).to_owned()).collect()
-    } else {
-        (0..n_classes).map(|c| c.to_string()).collect()
-    };
-    let classes = class_names.len();
+fn from_images(img: images::ImageData) -> anyhow::Result<Loaded> {
+    let classes = img.class_names.len();
     Ok(Loaded {
-        name: name.to_owned(),
-        train: Examples::from_images(&s.train, classes).map_err(UsageError)?,
-        test: Examples::from_images(&s.test, classes).map_err(UsageError)?,
-        class_names,
-        test_source: format!("{}/t10k-*", dir.display()),
+        name: img.name,
+        train: Examples::from_images(&img.splits.train, classes).map_err(UsageError)?,
+        test: Examples::from_images(&img.splits.test, classes).map_err(UsageError)?,
+        class_names: img.class_names,
+        test_source: img.test_source,
     })
 }
 
 fn load(a: &TrainArgs) -> anyhow::Result<Loaded> {
-    if a.data == "fashion-mnist" {
-        if a.test.is_some() {
-            return Err(UsageError("--test: fashion-mnist brings its own test set".into()).into());
-        }
-        return image_dir(Path::new(idx::FASHION_MNIST_DIR), "fashion-mnist");
-    }
-    let path = Path::new(&a.data);
-    if path.is_dir() {
-        let name = path.file_name().map_or_else(|| "images".to_owned(), |n| n.to_string_lossy().into_owned());
-        return image_dir(path, &name);
+    if let Some(img) = images::load(&a.data, a.test.as_deref())? {
+        return from_images(img);
     }
     let ds = data::load(&a.data)?;
     let class_names = ds.class_names.clone();

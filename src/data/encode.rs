@@ -19,6 +19,14 @@ pub enum Encoding {
         /// Bits per feature (at least 1).
         bits: usize,
     },
+    /// `bits` bits per feature: bit `i` is `v > lo + (i + 1) (hi - lo) / (bits + 1)`, with
+    /// `lo` and `hi` the smallest and largest value of every feature of the fitted rows
+    /// (one range for all features, so pixels in `[0, 1]` get `1/(B+1), ..., B/(B+1)`).
+    /// Unlike quantiles, rare bright pixels still get all their thresholds.
+    Uniform {
+        /// Bits per feature (at least 1).
+        bits: usize,
+    },
 }
 
 /// A fitted encoder: turns a [`Dataset`] into a [`BitMatrix`] with one row per bit.
@@ -96,8 +104,10 @@ impl Encoder {
     /// [`DataError::Encode`] if `data` has real features but no examples, if a thermometer
     /// asks for 0 bits, or if the data set's arrays disagree with its shape.
     pub fn fit(encoding: &Encoding, data: &Dataset) -> Result<Encoder, DataError> {
-        if let Encoding::Thermometer { bits: 0 } = encoding {
-            return Err(DataError::Encode("thermometer encoding needs at least 1 bit per feature".into()));
+        if let Encoding::Thermometer { bits: 0 } | Encoding::Uniform { bits: 0 } = encoding {
+            return Err(DataError::Encode(
+                "thermometer and uniform encodings need at least 1 bit per feature".into(),
+            ));
         }
         let Some((nf, values, names)) = real_parts(data)? else {
             let n = match &data.features {
@@ -114,6 +124,8 @@ impl Encoder {
             )));
         }
         let column = |f: usize| (0..n).map(move |e| values[e * nf + f]);
+        let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let codes = (0..nf)
             .map(|f| match encoding {
                 Encoding::Threshold => {
@@ -127,6 +139,10 @@ impl Encoder {
                     let thresholds =
                         (0..*bits).map(|i| quantile(&sorted, (i + 1) as f64 / (bits + 1) as f64)).collect();
                     Code::Thermometer { thresholds }
+                }
+                Encoding::Uniform { bits } => {
+                    let step = (hi - lo) / (bits + 1) as f64;
+                    Code::Thermometer { thresholds: (1..=*bits).map(|i| lo + i as f64 * step).collect() }
                 }
             })
             .collect();
@@ -314,6 +330,21 @@ mod tests {
             enc.bit_names(),
             vec!["sepal_length>6.1", "sepal_width>3.2", "petal_length>3.95", "petal_width>1.3"]
         );
+        Ok(())
+    }
+
+    #[test]
+    fn uniform_thresholds_share_the_data_range() -> Result<(), DataError> {
+        // Range [0, 1] over both features: thresholds 0.25, 0.5, 0.75 for each, even for
+        // feature 1, whose own values never exceed 0.3 (quantiles would crowd there).
+        let d = real(vec![0.0, 0.1, 1.0, 0.3, 0.6, 0.2], 2);
+        let enc = Encoder::fit(&Encoding::Uniform { bits: 3 }, &d)?;
+        assert_eq!(enc.n_bits(), 6);
+        assert_eq!(enc.bit_names(), vec!["f0>0.25", "f0>0.5", "f0>0.75", "f1>0.25", "f1>0.5", "f1>0.75"]);
+        let m = enc.encode(&d)?;
+        assert_eq!(m.example(1), vec![true, true, true, true, false, false]);
+        assert_eq!(m.example(2), vec![true, true, false, false, false, false]);
+        assert!(Encoder::fit(&Encoding::Uniform { bits: 0 }, &d).is_err());
         Ok(())
     }
 
