@@ -43,6 +43,18 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
     if bad_input { 2 } else { 1 }
 }
 
+/// Writes `value` as pretty JSON with a final newline to `path`, atomically (the
+/// `metrics.json` of every training run).
+///
+/// # Errors
+/// Serialisation or I/O failure, naming the file.
+pub fn write_json_file(path: &std::path::Path, value: &impl serde::Serialize) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let mut text = serde_json::to_string_pretty(value)?;
+    text.push('\n');
+    crate::io::write_atomic(path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))
+}
+
 /// A progress bar over `len` steps on a terminal, hidden when piped or with `--json`.
 #[must_use]
 pub fn progress(len: u64, json: bool, what: &str) -> ProgressBar {

@@ -3,13 +3,13 @@
 //! checkpoint that `--resume` continues from).
 
 use super::checkpoint::TrainCheckpoint;
-use super::common::{UsageError, progress, set_threads};
+use super::common::{UsageError, progress, set_threads, write_json_file};
 use super::export::export_trained;
 use crate::aig::{Aig, LowerParams};
 use crate::data::{self, Dataset, Encoder, Encoding};
+use crate::io::ModelFile;
 use crate::io::model_file::params_to_hex;
 use crate::io::testbench::concat_examples;
-use crate::io::{ModelFile, write_atomic};
 use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
@@ -385,10 +385,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         params: params_to_hex(&report.params),
     };
     model.write(&out.join("model.json"))?;
-    let mut text = serde_json::to_string_pretty(&metrics)?;
-    text.push('\n');
-    write_atomic(&out.join("metrics.json"), text.as_bytes())
-        .with_context(|| format!("writing {}", out.join("metrics.json").display()))?;
+    write_json_file(&out.join("metrics.json"), &metrics)?;
     if a.json {
         println!("{}", serde_json::to_string(&metrics)?);
     } else {

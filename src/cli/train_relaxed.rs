@@ -3,14 +3,14 @@
 //! as an ordinary `model.json` (so `eval`, `export` and `verify` read it unchanged) and
 //! checked in Icarus like any trained circuit.
 
-use super::common::{UsageError, progress, set_threads};
+use super::common::{UsageError, progress, set_threads, write_json_file};
 use super::export::export_trained;
 use super::train::{Metrics, TrainArgs, encoding_text, load, parse_encoding, passes_text};
 use crate::aig::{Aig, LowerParams};
 use crate::data::Encoder;
+use crate::io::ModelFile;
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::testbench::concat_examples;
-use crate::io::{ModelFile, write_atomic};
 use crate::learn::head::accuracy;
 use crate::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
 use crate::learn::trainer::predict;
@@ -153,10 +153,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         params: params_to_hex(&params),
     };
     model.write(&out.join("model.json"))?;
-    let mut text = serde_json::to_string_pretty(&metrics)?;
-    text.push('\n');
-    write_atomic(&out.join("metrics.json"), text.as_bytes())
-        .with_context(|| format!("writing {}", out.join("metrics.json").display()))?;
+    write_json_file(&out.join("metrics.json"), &metrics)?;
     if a.json {
         println!("{}", serde_json::to_string(&metrics)?);
     } else {
