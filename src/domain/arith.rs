@@ -9,13 +9,14 @@ pub fn half_adder(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId) -> (WireId
     (b.xor(x, y), b.and(x, y))
 }
 
-/// Full adder: `(sum, carry)` with carry `= xy ^ z(x ^ y)`.
+/// Full adder: `(sum, carry)` with carry `= xy | z(x ^ y)` (the two terms exclude each
+/// other, so an OR does; in an AIG the adder is seven ANDs).
 pub fn full_adder(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId, z: WireId) -> (WireId, WireId) {
     let t = b.xor(x, y);
     let s = b.xor(t, z);
     let c1 = b.and(x, y);
     let c2 = b.and(t, z);
-    (s, b.xor(c1, c2))
+    (s, b.or(c1, c2))
 }
 
 /// The number of ones among `bits`, as a binary number (least significant bit first).
@@ -117,6 +118,18 @@ mod tests {
             let x: Vec<bool> = (0..7).map(|i| v >> i & 1 == 1).collect();
             assert_eq!(num(&c.eval_one(&x)), v.count_ones() as usize);
         }
+    }
+
+    #[test]
+    fn popcount_lowers_to_about_seven_ands_per_bit() {
+        // A full adder is seven AIG ANDs (its XORs share `xy` with the carry), and a
+        // popcount of n bits needs about n of them.
+        let mut b = CircuitBuilder::<Bool>::new(0, 256);
+        let args = b.args();
+        let out = popcount(&mut b, &args);
+        let c = b.finish(out).unwrap();
+        let ands = crate::aig::Aig::from_circuit(&c, None).n_ands();
+        assert!(ands <= 7 * 256, "{ands} ANDs");
     }
 
     #[test]

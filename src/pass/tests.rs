@@ -94,9 +94,8 @@ fn fraig_merges_functionally_equal_nodes_that_strash_keeps() {
     let mut g = Aig::new(2);
     let (a, b) = (g.input(0), g.input(1));
     let x1 = g.xor(a, b);
-    let o = g.or(a, b);
-    let n = g.and(a, b);
-    let x2 = g.and(o, !n);
+    let (p, q) = (g.and(a, !b), g.and(!a, b));
+    let x2 = g.or(p, q);
     g.add_output(x1);
     g.add_output(x2);
     let s = Strash.run(&g);
