@@ -12,12 +12,12 @@ use crate::io::model_file::params_to_hex;
 use crate::io::testbench::concat_examples;
 use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::trainer::predict;
-use crate::learn::{Body, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use crate::learn::{Body, Checkpoint, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass;
 use anyhow::Context;
 use clap::Args;
 use serde::{Deserialize, Serialize};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Arguments of `train`.
@@ -108,6 +108,12 @@ pub struct TrainArgs {
     #[arg(long, value_name = "DIR")]
     #[serde(default)]
     pub resume: Option<PathBuf>,
+    /// Bool domain: start from the parameters of a trained model (a model.json, e.g. a
+    /// relaxed model discretised to lut:2 tables) instead of random ones; its spec,
+    /// wiring and encoder are used, and --model / --encoding, when given, must match.
+    #[arg(long, value_name = "FILE")]
+    #[serde(default)]
+    pub init: Option<PathBuf>,
 }
 
 /// What `metrics.json` holds.
@@ -161,6 +167,34 @@ pub struct Metrics {
     /// Icarus co-simulation of the exported Verilog on the train and test vectors:
     /// `pass`, `fail`, `skipped` (iverilog not installed) or `error`.
     pub icarus: String,
+}
+
+/// `metrics.json` of a Boolean run: [`Metrics`] and, after `--init`, where it started.
+#[derive(Debug, Serialize)]
+struct BoolMetrics {
+    #[serde(flatten)]
+    metrics: Metrics,
+    /// The model file training started from (`--init`), and its test accuracy.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    init: Option<InitFigures>,
+}
+
+/// Where an `--init` run started.
+#[derive(Debug, Serialize)]
+struct InitFigures {
+    /// The model file.
+    model: String,
+    /// Its test accuracy, before any training.
+    test_accuracy: f64,
+}
+
+/// The `--encoding` text of an encoding (inverse of [`parse_encoding`]).
+fn encoding_spec(e: &Encoding) -> String {
+    match e {
+        Encoding::Threshold => "threshold".into(),
+        Encoding::Thermometer { bits } => format!("thermometer:{bits}"),
+        Encoding::Uniform { bits } => format!("uniform:{bits}"),
+    }
 }
 
 pub(super) fn parse_encoding(s: &str) -> Result<Encoding, UsageError> {
@@ -232,6 +266,44 @@ pub(super) fn passes_text(a: &TrainArgs) -> &str {
     a.passes.as_deref().unwrap_or(if a.data == "fashion-mnist" { "strash" } else { "strash,fraig" })
 }
 
+/// A trained model that `--init` starts from.
+struct InitModel {
+    net: Network,
+    params: Vec<bool>,
+    encoder: Encoder,
+    /// The seed its wiring was drawn from (a rebuilt model needs it).
+    seed: u64,
+}
+
+/// Reads `--init FILE` and checks that it fits the flags and the training data.
+fn read_init(a: &TrainArgs, path: &Path, train: &Dataset) -> anyhow::Result<InitModel> {
+    let file = ModelFile::read(path)?;
+    let (net, params) = file.network(path)?;
+    let mismatch = |what: String| UsageError(format!("--init {}: {what}", path.display()));
+    if let Some(m) = &a.model {
+        let spec: ModelSpec = m.parse()?;
+        if spec != net.spec {
+            return Err(mismatch(format!("model {} does not match --model {spec}", net.spec)).into());
+        }
+    }
+    if let Some(e) = &a.encoding
+        && &parse_encoding(e)? != file.encoder.encoding()
+    {
+        let theirs = encoding_spec(file.encoder.encoding());
+        return Err(mismatch(format!("encoding {theirs} does not match --encoding {e}")).into());
+    }
+    if file.class_names != train.class_names {
+        return Err(mismatch(format!(
+            "classes {} do not match the data's {}",
+            file.class_names.join(","),
+            train.class_names.join(",")
+        ))
+        .into());
+    }
+    file.encoder.encode(train).map_err(|e| mismatch(format!("its encoder does not fit the data: {e}")))?;
+    Ok(InitModel { net, params, encoder: file.encoder, seed: file.seed })
+}
+
 /// Runs `train`.
 ///
 /// # Errors
@@ -242,6 +314,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         None => (None, None),
     };
     let a = resumed_args.as_ref().unwrap_or(a);
+    if a.init.is_some() && a.domain != "bool" {
+        return Err(UsageError(format!(
+            "--init starts Boolean training (--domain bool), not --domain {}",
+            a.domain
+        ))
+        .into());
+    }
     match a.domain.as_str() {
         "bool" => {}
         "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
@@ -262,16 +341,26 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let (train, test, test_source) = load(a)?;
     let n_classes = train.n_classes();
     let fashion = a.data == "fashion-mnist";
-    let encoding_text = encoding_text(a);
-    let encoding = parse_encoding(encoding_text)?;
-    let encoder = Encoder::fit(&encoding, &train)?;
+    let init = a.init.as_deref().map(|p| read_init(a, p, &train)).transpose()?;
+    let (net, encoder, init_params, wiring_seed) = match init {
+        Some(i) => (i.net, i.encoder, Some(i.params), i.seed),
+        None => {
+            let encoder = Encoder::fit(&parse_encoding(encoding_text(a))?, &train)?;
+            let spec_text = a.model.clone().unwrap_or_else(|| {
+                if fashion {
+                    FASHION_MNIST_MODEL.to_owned()
+                } else {
+                    format!("lut:6:64x1,groupsum:{n_classes}")
+                }
+            });
+            let net = Network::build(spec_text.parse()?, encoder.n_bits(), n_classes, a.seed)?;
+            (net, encoder, None, a.seed)
+        }
+    };
+    let spec = net.spec;
+    let encoding_text = encoding_spec(encoder.encoding());
     let x_train = encoder.encode(&train)?;
     let x_test = encoder.encode(&test).with_context(|| format!("encoding test data {test_source}"))?;
-    let spec_text = a.model.clone().unwrap_or_else(|| {
-        if fashion { FASHION_MNIST_MODEL.to_owned() } else { format!("lut:6:64x1,groupsum:{n_classes}") }
-    });
-    let spec: ModelSpec = spec_text.parse()?;
-    let net = Network::build(spec, encoder.n_bits(), n_classes, a.seed)?;
     let optimizer = match a.optimizer.as_deref() {
         Some("faithful" | "rda-faithful") => Optimizer::Rda,
         Some("votes" | "rda-votes") => Optimizer::Votes(VoteParams::for_head(spec.head, n_classes)),
@@ -310,6 +399,14 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .init(init);
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let bar = progress(a.epochs as u64, a.json, "train");
+    let init_figures = init_params.as_ref().map(|p| InitFigures {
+        model: a.init.as_deref().unwrap_or(Path::new("")).display().to_string(),
+        test_accuracy: accuracy(&predict(&net, p, &x_test), &test.labels),
+    });
+    // A fresh run from `--init` starts as if resumed after zero epochs with its parameters.
+    let start = start.or_else(|| {
+        init_params.map(|params| Checkpoint { params, history: Vec::new(), rng_word_pos: "0".into() })
+    });
     let t0 = Instant::now();
     bar.set_position(start.as_ref().map_or(0, |c| c.epoch() as u64));
     let checkpoint_args = TrainArgs { out: Some(out.clone()), ..a.clone() };
@@ -357,7 +454,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         epochs: report.history.len(),
         stop: format!("{:?}", report.stop),
         seed: a.seed,
-        encoding: encoding_text.to_owned(),
+        encoding: encoding_text,
         input_bits: encoder.n_bits(),
         train_examples: train.n_examples(),
         test_examples: test.n_examples(),
@@ -377,7 +474,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         format_version: crate::io::model_file::FORMAT_VERSION,
         dataset: train.name.clone(),
         spec: spec.to_string(),
-        seed: a.seed,
+        seed: wiring_seed,
         n_inputs: encoder.n_bits(),
         class_names: train.class_names.clone(),
         encoder,
@@ -385,10 +482,12 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         params: params_to_hex(&report.params),
     };
     model.write(&out.join("model.json"))?;
+    let metrics = BoolMetrics { metrics, init: init_figures };
     write_json_file(&out.join("metrics.json"), &metrics)?;
     if a.json {
         println!("{}", serde_json::to_string(&metrics)?);
     } else {
+        let BoolMetrics { metrics, init } = &metrics;
         println!(
             "{} on {}: train {:.4}, test {:.4} ({} test examples), {} gates, {} AIG ANDs, {} epochs ({:?}), {:.2}s",
             metrics.model,
@@ -402,6 +501,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             report.stop,
             seconds
         );
+        if let Some(i) = &init {
+            println!("started from {} (test {:.4})", i.model, i.test_accuracy);
+        }
         println!("wrote {}/model.json and {}/metrics.json", out.display(), out.display());
         println!("{}", hw.summary);
     }
