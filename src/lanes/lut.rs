@@ -10,6 +10,14 @@
 //! among the patterns. Only the tile in flight holds activations. Tiles run on the rayon
 //! pool and their counts are summed as integers, so the result does not depend on the
 //! thread count.
+//!
+//! Two ways to carry an adjoint back through a LUT read by several others
+//! ([`Propagation`]): the exact Boolean reverse derivative XORs the fan-outs' adjoints (two
+//! fan-outs that both want a change cancel), while the vote counts can instead add them
+//! as integers (bit-sliced saturating counters), so that a table entry's count is the
+//! number of (example, path to an output) pairs on which flipping it would flip an
+//! output with that adjoint: for two layers, exactly how many wrong or right outputs a
+//! flip of a first-layer entry changes.
 
 use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, run_tiles};
 use super::matrix::BitMatrix;
@@ -17,6 +25,21 @@ use crate::circuit::Circuit;
 use crate::domain::Bool;
 use crate::domain::boolean::{decode_words, fold_mux_tree};
 use rayon::prelude::*;
+
+/// How adjoints from several readers of one LUT combine (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Propagation {
+    /// XOR over the fan-outs: the Boolean reverse derivative `R[f]`.
+    Xor,
+    /// Integer sum over the fan-outs (paths), saturating at [`SUM_MAX`].
+    Sum,
+}
+
+/// Bits of the bit-sliced adjoint counters of [`Propagation::Sum`].
+const SUM_BITS: usize = 4;
+
+/// Largest per-example adjoint [`Propagation::Sum`] counts (larger sums saturate).
+pub const SUM_MAX: u64 = (1 << SUM_BITS) - 1;
 
 /// A LUT network prepared for the fused kernels (see the module docs).
 #[derive(Clone, Debug)]
@@ -44,7 +67,8 @@ pub struct LutNetwork {
 struct TileBuf {
     /// Data rows, then one row per LUT output.
     vals: Vec<u64>,
-    /// Per LUT, one adjoint row per pattern.
+    /// Per LUT, one adjoint row per pattern (per pattern and counter bit for
+    /// [`Propagation::Sum`]).
     adjs: Vec<u64>,
     /// Address decoder of the LUT in hand: one row per table entry.
     decoder: Vec<u64>,
@@ -52,6 +76,8 @@ struct TileBuf {
     sensitivity: Vec<u64>,
     /// The mux tree of the LUT in hand.
     scratch: Vec<u64>,
+    /// Per adjoint row of the LUT in hand: whether it has a one.
+    live: Vec<bool>,
 }
 
 impl LutNetwork {
@@ -158,6 +184,26 @@ impl LutNetwork {
         dys: &[BitMatrix],
         ep: &EvalParams,
     ) -> Vec<u64> {
+        self.param_counts(params, inputs, dys, Propagation::Xor, ep)
+    }
+
+    /// Like [`param_adjoint_counts`](Self::param_adjoint_counts) with the adjoints
+    /// combined over fan-outs as `how` says: for [`Propagation::Sum`], `counts[i * dys.len()
+    /// + q]` is the sum over examples of the (saturated) number of paths from parameter
+    /// `i`'s LUT to an output with adjoint 1 in `dys[q]` along which every LUT is sensitive,
+    /// on the examples that address entry `i`.
+    ///
+    /// # Panics
+    /// If the sizes do not match the network.
+    #[must_use]
+    pub fn param_counts(
+        &self,
+        params: &[bool],
+        inputs: &BitMatrix,
+        dys: &[BitMatrix],
+        how: Propagation,
+        ep: &EvalParams,
+    ) -> Vec<u64> {
         assert_eq!(params.len(), self.n_params, "one value per parameter");
         assert_eq!(inputs.rows(), self.n_args, "one row per data input");
         for dy in dys {
@@ -165,8 +211,12 @@ impl LutNetwork {
             assert_eq!(dy.examples(), inputs.examples(), "adjoints cover the same examples");
         }
         let np = dys.len();
+        let bits = match how {
+            Propagation::Xor => 1,
+            Propagation::Sum => SUM_BITS,
+        };
         let words = inputs.words();
-        let tw = self.tile_words(ep, words, self.n_args + self.n_luts() * (1 + np));
+        let tw = self.tile_words(ep, words, self.n_args + self.n_luts() * (1 + np * bits));
         let n_tiles = words.div_ceil(tw);
         let tile = |(buf, counts): &mut (TileBuf, Vec<u32>), t: usize| {
             let (w0, w1) = (t * tw, ((t + 1) * tw).min(words));
@@ -174,7 +224,12 @@ impl LutNetwork {
                 #[inline(always)]
                 || {
                     self.forward_tile(params, inputs, w0, w1, tw, false, buf);
-                    self.reverse_tile(params, dys, w0, w1, tw, buf, counts);
+                    match how {
+                        Propagation::Xor => self.reverse_tile::<1>(params, dys, w0, w1, tw, buf, counts),
+                        Propagation::Sum => {
+                            self.reverse_tile::<SUM_BITS>(params, dys, w0, w1, tw, buf, counts);
+                        }
+                    }
                 },
             );
         };
@@ -243,10 +298,12 @@ impl LutNetwork {
     }
 
     /// The reverse sweep over a tile whose forward values are in `buf.vals`: adds each
-    /// table entry's adjoint popcounts into `counts`.
+    /// table entry's adjoint popcounts into `counts`. `BITS` is 1 for XOR propagation
+    /// (one adjoint row per pattern) or [`SUM_BITS`] for sums (bit-sliced counters, least
+    /// significant row first).
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
-    fn reverse_tile(
+    fn reverse_tile<const BITS: usize>(
         &self,
         params: &[bool],
         dys: &[BitMatrix],
@@ -257,14 +314,24 @@ impl LutNetwork {
         counts: &mut [u32],
     ) {
         let (n, np) = (w1 - w0, dys.len());
-        let stride = np * tw;
+        let plane = BITS * tw;
+        let stride = np * plane;
         buf.adjs.clear();
         buf.adjs.resize(self.n_luts() * stride, 0);
         for (j, &g) in self.outputs.iter().enumerate() {
             for (q, dy) in dys.iter().enumerate() {
-                let a = g as usize * stride + q * tw;
-                for (x, d) in buf.adjs[a..a + n].iter_mut().zip(&dy.row(j)[w0..w1]) {
-                    *x ^= d;
+                let a = g as usize * stride + q * plane;
+                let d = &dy.row(j)[w0..w1];
+                if BITS == 1 {
+                    for (x, d) in buf.adjs[a..a + n].iter_mut().zip(d) {
+                        *x ^= d;
+                    }
+                } else {
+                    for (w, &d) in d.iter().enumerate() {
+                        let mut one = [0u64; BITS];
+                        one[0] = d;
+                        add_sliced::<BITS>(&mut buf.adjs[a..a + plane], w, tw, &one);
+                    }
                 }
             }
         }
@@ -280,12 +347,25 @@ impl LutNetwork {
             let entries = &self.table[self.table_start[g] as usize..self.table_start[g + 1] as usize];
             let address = &self.addr[self.addr_start[g] as usize..self.addr_start[g + 1] as usize];
             decode_words(k, &|i| row(address[i] as usize), None, tw, &mut buf.decoder);
+            // Counter rows that are all zero (high bits, mostly) are skipped.
+            buf.live.clear();
+            buf.live.extend(
+                (0..np * BITS).map(|r| BITS == 1 || dy[r * tw..(r + 1) * tw].iter().any(|&w| w != 0)),
+            );
             for (s, &p) in entries.iter().enumerate() {
                 let m = &buf.decoder[s * tw..(s + 1) * tw];
                 for q in 0..np {
-                    let d = &dy[q * tw..(q + 1) * tw];
-                    let ones: u64 = d.iter().zip(m).map(|(a, b)| u64::from((a & b).count_ones())).sum();
-                    counts[p as usize * np + q] += ones as u32;
+                    let mut total = 0u64;
+                    for b in 0..BITS {
+                        let r = q * BITS + b;
+                        if !buf.live[r] {
+                            continue;
+                        }
+                        let d = &dy[r * tw..(r + 1) * tw];
+                        let ones: u64 = d.iter().zip(m).map(|(a, b)| u64::from((a & b).count_ones())).sum();
+                        total += ones << b;
+                    }
+                    counts[p as usize * np + q] += total as u32;
                 }
             }
             // Address bit `i` from an earlier LUT receives `dy & (lut(x) ^ lut(x ^ e_i))`,
@@ -305,13 +385,35 @@ impl LutNetwork {
                 );
                 let target = &mut earlier[h * stride..(h + 1) * stride];
                 for q in 0..np {
-                    let (t, d) = (&mut target[q * tw..(q + 1) * tw], &dy[q * tw..(q + 1) * tw]);
-                    for ((t, d), s) in t.iter_mut().zip(d).zip(&buf.sensitivity) {
-                        *t ^= d & s;
+                    let (t, d) = (&mut target[q * plane..(q + 1) * plane], &dy[q * plane..(q + 1) * plane]);
+                    if BITS == 1 {
+                        for ((t, d), s) in t.iter_mut().zip(d).zip(&buf.sensitivity) {
+                            *t ^= d & s;
+                        }
+                    } else {
+                        for (w, &s) in buf.sensitivity.iter().enumerate() {
+                            let src: [u64; BITS] = std::array::from_fn(|b| d[b * tw + w] & s);
+                            add_sliced::<BITS>(t, w, tw, &src);
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// Adds the bit-sliced numbers `src` (bit `b` in `src[b]`) into word `w` of the counter
+/// rows `dst` (bit `b` in row `b`, rows `tw` words apart), saturating at `2^BITS - 1`.
+#[inline(always)]
+fn add_sliced<const BITS: usize>(dst: &mut [u64], w: usize, tw: usize, src: &[u64; BITS]) {
+    let mut carry = 0u64;
+    for (b, &a) in src.iter().enumerate() {
+        let c = dst[b * tw + w];
+        dst[b * tw + w] = c ^ a ^ carry;
+        carry = (c & a) | (carry & (c ^ a));
+    }
+    for b in 0..BITS {
+        dst[b * tw + w] |= carry;
     }
 }
 
@@ -405,6 +507,80 @@ mod tests {
                     for i in 0..c.n_params() {
                         assert_eq!(counts[i * dys.len() + q], d.count_ones(i), "param {i} pattern {q}");
                     }
+                }
+            }
+        }
+    }
+
+    /// `Propagation::Sum` by a scalar sweep per example: each LUT's adjoint is the
+    /// number of sensitive paths to outputs whose adjoint is 1.
+    fn sum_counts_reference(net: &LutNetwork, params: &[bool], x: &BitMatrix, dys: &[BitMatrix]) -> Vec<u64> {
+        let np = dys.len();
+        let mut counts = vec![0u64; net.n_params * np];
+        let entries = |g: usize| &net.table[net.table_start[g] as usize..net.table_start[g + 1] as usize];
+        let address = |g: usize| &net.addr[net.addr_start[g] as usize..net.addr_start[g + 1] as usize];
+        for e in 0..x.examples() {
+            let mut vals = x.example(e);
+            let mut index = Vec::new();
+            for g in 0..net.n_luts() {
+                let s: usize =
+                    address(g).iter().enumerate().map(|(i, &r)| usize::from(vals[r as usize]) << i).sum();
+                index.push(s);
+                vals.push(params[entries(g)[s] as usize]);
+            }
+            for (q, dy) in dys.iter().enumerate() {
+                let mut adj = vec![0u64; net.n_luts()];
+                for (j, &g) in net.outputs.iter().enumerate() {
+                    adj[g as usize] += u64::from(dy.get(j, e));
+                }
+                for g in (0..net.n_luts()).rev() {
+                    let s = index[g];
+                    counts[entries(g)[s] as usize * np + q] += adj[g].min(SUM_MAX);
+                    for (i, &src) in address(g).iter().enumerate() {
+                        let t = |s: usize| params[entries(g)[s] as usize];
+                        if let Some(h) = (src as usize).checked_sub(net.n_args)
+                            && t(s) != t(s ^ (1 << i))
+                        {
+                            adj[h] += adj[g];
+                        }
+                    }
+                }
+            }
+        }
+        counts
+    }
+
+    /// Two 3-LUTs read by forty 2-LUTs: paths enough to saturate the counters.
+    fn wide_fanout() -> Circuit<Bool> {
+        let mut b = CircuitBuilder::<Bool>::new(2 * 8 + 40 * 4, 4);
+        let x = b.args();
+        let t: Vec<_> = (0..16).map(|i| b.param(i)).collect();
+        let first = [b.lut(&t[..8], &[x[0], x[1], x[2]]), b.lut(&t[8..], &[x[1], x[2], x[3]])];
+        let out = (0..40)
+            .map(|j| {
+                let t: Vec<_> = (16 + 4 * j..20 + 4 * j).map(|i| b.param(i)).collect();
+                b.lut(&t, &[first[j % 2], first[1 - j % 2]])
+            })
+            .collect();
+        b.finish(out).unwrap()
+    }
+
+    #[test]
+    fn sum_counts_add_the_paths() {
+        for c in [two_layer(), wide_fanout()] {
+            let net = LutNetwork::new(&c).expect("a LUT network");
+            let examples = 700;
+            let x = random_bits(c.n_args(), examples, 3);
+            let mut dys: Vec<BitMatrix> =
+                (0..2).map(|s| random_bits(c.n_outputs(), examples, 30 + s)).collect();
+            let ones = vec![vec![true; c.n_outputs()]; examples];
+            dys.push(BitMatrix::from_examples(c.n_outputs(), &ones));
+            for seed in 0..3 {
+                let bits = random_bits(c.n_params(), 1, 40 + seed);
+                let params: Vec<bool> = (0..c.n_params()).map(|i| bits.get(i, 0)).collect();
+                let want = sum_counts_reference(&net, &params, &x, &dys);
+                for ep in [EvalParams::default(), EvalParams { tile_words: 3, parallel: false }] {
+                    assert_eq!(net.param_counts(&params, &x, &dys, Propagation::Sum, &ep), want);
                 }
             }
         }

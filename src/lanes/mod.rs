@@ -9,7 +9,7 @@ mod simd;
 mod words;
 
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
-pub use lut::LutNetwork;
+pub use lut::{LutNetwork, Propagation, SUM_MAX};
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
 pub use words::WordMatrix;
