@@ -6,7 +6,8 @@
 //! per weight tensor; its lens is [`Lens::of`](crate::cat::Lens::of), losses and the
 //! learning rate are lenses ([`loss`]), and [`learner`] composes them into the circuit
 //! that returns the parameter gradient. Optimisers ([`optim`]) are the stateful
-//! reparametrisations that turn that gradient into new parameters.
+//! reparametrisations that turn that gradient into new parameters. Relaxed gate and LUT
+//! networks (`learn::relaxed`) are circuits of the same gates plus those of [`lut`].
 
 pub mod layers;
 pub mod loss;
