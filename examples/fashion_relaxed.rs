@@ -45,6 +45,7 @@ fn arg(name: &str, default: &str) -> String {
 }
 
 fn main() {
+    circuitlearn::smooth::retain_freed_memory();
     let model = arg("--model", "gates:12000x4:1000");
     let bits: usize = arg("--bits", "3").parse().unwrap();
     let limit: usize = arg("--limit", "60000").parse().unwrap();

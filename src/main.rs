@@ -4,6 +4,7 @@ use circuitlearn::cli::{Cli, exit_code, run};
 use clap::Parser;
 
 fn main() {
+    circuitlearn::smooth::retain_freed_memory();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         eprintln!("error: {e:#}");

@@ -7,7 +7,7 @@
 /// closure `#[inline(always)]`: a closure left out of line is compiled once, for the
 /// baseline, and every variant would only call it.
 #[inline(always)]
-pub(super) fn best<R>(f: impl FnOnce() -> R) -> R {
+pub(crate) fn best<R>(f: impl FnOnce() -> R) -> R {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx512f")

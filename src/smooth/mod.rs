@@ -6,10 +6,12 @@
 //! per weight tensor; its lens is [`Lens::of`](crate::cat::Lens::of), losses and the
 //! learning rate are lenses ([`loss`]), and [`learner`] composes them into the circuit
 //! that returns the parameter gradient. Optimisers ([`optim`]) are the stateful
-//! reparametrisations that turn that gradient into new parameters.
+//! reparametrisations that turn that gradient into new parameters. Relaxed gate and LUT
+//! networks (`learn::relaxed`) are circuits of the same gates plus those of [`lut`].
 
 pub mod layers;
 pub mod loss;
+pub mod lut;
 mod op;
 pub mod optim;
 pub mod tensor;
@@ -23,6 +25,27 @@ use std::borrow::Cow;
 
 /// A smooth circuit.
 pub type SmoothCircuit = Circuit<SmoothOp>;
+
+/// Asks the C allocator to keep freed memory for reuse instead of returning it to the
+/// system (glibc only; elsewhere nothing). [`eval`] allocates every gate's output afresh
+/// and drops it after its last use, and with glibc's defaults each tensor of 128 KiB or
+/// more (a relaxed layer's activations are megabytes, the same sizes every batch) came
+/// back as new zero-filled pages: a quarter of relaxed training's time went to page
+/// faults. A process-wide setting, so programs call it once at start (the `circuitlearn`
+/// binary does).
+pub fn retain_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // Blocks up to 32 MiB (glibc's largest mmap threshold) come from the heap, and
+        // the heap is trimmed only above 1 GiB free.
+        // SAFETY: mallopt only changes allocator parameters; it is called with valid
+        // options and values and touches no memory of ours.
+        unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 1 << 30);
+        }
+    }
+}
 
 /// Evaluates `c` on one tensor per input (parameters first). Each value is dropped after
 /// its last reader, so memory stays near the live set; kernels run in parallel inside.

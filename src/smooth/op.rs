@@ -10,7 +10,14 @@
 //! reverse into elementwise gates; softmax is `exp ∘ log_softmax`. The gradient kernels
 //! of linear maps, correlations and pooling are gates of their own, and their reverse
 //! rules close the set (each is linear in its last input).
+//!
+//! Relaxed logic ([`lut`](super::lut)) adds a layer of relaxed LUTs with node-major
+//! activations, its two adjoint kernels, the group-sum head and the truth tables of the
+//! 16 two-input functions. The input adjoint of a LUT layer reverses through its
+//! decomposition `sum_i scatter_i(dy * lut(wiring without i, slope_i(tables), x))`, so the
+//! set closes too.
 
+use super::lut;
 use super::tensor::{self, Tensor, broadcast, broadcast_shape};
 use crate::cat::ReverseRules;
 use crate::circuit::{CircuitBuilder, Signature, WireId};
@@ -72,6 +79,31 @@ pub enum SmoothOp {
     Flatten,
     /// `(like, g)`: `g`'s data under `like`'s shape.
     ReshapeLike,
+    /// `(wiring [W, k], tables [W, 2^k], x [N, B])`: a layer of relaxed `k`-LUTs,
+    /// node-major `[W, B]` ([`lut::lut`]).
+    RelaxedLut(u8),
+    /// `(wiring, x, dy)`: table adjoints `[W, 2^k]` of [`RelaxedLut`](Self::RelaxedLut).
+    RelaxedLutGradT(u8),
+    /// `(wiring, tables, x, dy)`: input adjoints `[N, B]` of [`RelaxedLut`](Self::RelaxedLut).
+    RelaxedLutGradX(u8),
+    /// `(wiring, x)`: the rows of `x` read by address bit `i` ([`lut::gather_inputs`]).
+    GatherInputs(u8),
+    /// `(wiring, like, v)`: the adjoint of [`GatherInputs`](Self::GatherInputs).
+    ScatterInputs(u8),
+    /// `[W, 2^k] -> [W, 2^(k-1)]`: table differences along address bit `i`.
+    TableSlope(u8),
+    /// The adjoint of [`TableSlope`](Self::TableSlope).
+    TableSlopeAdjoint(u8),
+    /// `[W, k] -> [W, k-1]`: a wiring without address bit `i` (no adjoint: indices).
+    WiringWithout(u8),
+    /// `[W, B] -> [B, C]`: sums of `C` equal groups of nodes, the relaxed logic head.
+    GroupSum(u16),
+    /// `(like [W, B], g [B, C])`: the adjoint of [`GroupSum`](Self::GroupSum).
+    GroupSpread(u16),
+    /// `[W, 16] -> [W, 4]`: mixtures of the 16 two-input functions to relaxed 2-LUT tables.
+    TruthTables,
+    /// `[W, 4] -> [W, 16]`: the adjoint of [`TruthTables`](Self::TruthTables).
+    TruthTablesAdjoint,
 }
 
 impl SmoothOp {
@@ -122,6 +154,18 @@ impl SmoothOp {
                 Tensor::new(vec![t.rows(), t.row_len()], t.data().to_vec())
             }
             Self::ReshapeLike => Tensor::new(x[0].shape().to_vec(), x[1].data().to_vec()),
+            Self::RelaxedLut(_) => lut::lut(x[0], x[1], x[2]),
+            Self::RelaxedLutGradT(_) => lut::lut_grad_tables(x[0], x[1], x[2]),
+            Self::RelaxedLutGradX(_) => lut::lut_grad_inputs(x[0], x[1], x[2], x[3]),
+            Self::GatherInputs(i) => lut::gather_inputs(x[0], usize::from(i), x[1]),
+            Self::ScatterInputs(i) => lut::scatter_inputs(x[0], usize::from(i), x[1], x[2]),
+            Self::TableSlope(i) => lut::table_slope(x[0], usize::from(i)),
+            Self::TableSlopeAdjoint(i) => lut::table_slope_adjoint(x[0], usize::from(i)),
+            Self::WiringWithout(i) => lut::wiring_without(x[0], usize::from(i)),
+            Self::GroupSum(c) => lut::group_sum(x[0], usize::from(c)),
+            Self::GroupSpread(c) => lut::group_spread(x[0], x[1], usize::from(c)),
+            Self::TruthTables => lut::truth_tables(x[0]),
+            Self::TruthTablesAdjoint => lut::truth_tables_adjoint(x[0]),
         }
     }
 
@@ -236,6 +280,85 @@ impl SmoothOp {
                 }
                 s[0].to_vec()
             }
+            Self::RelaxedLut(k) | Self::RelaxedLutGradT(k) | Self::RelaxedLutGradX(k) => {
+                if s.iter().any(|t| t.len() != 2) || s[0][1] != usize::from(k) || k > 16 {
+                    return Err(bad());
+                }
+                let width = s[0][0];
+                let table = [width, 1 << k];
+                let (x, tables, dy) = match *self {
+                    Self::RelaxedLut(_) => (s[2], Some(s[1]), None),
+                    Self::RelaxedLutGradT(_) => (s[1], None, Some(s[2])),
+                    _ => (s[2], Some(s[1]), Some(s[3])),
+                };
+                if tables.is_some_and(|t| t != table) || dy.is_some_and(|d| d != [width, x[1]]) {
+                    return Err(bad());
+                }
+                match *self {
+                    Self::RelaxedLut(_) => vec![width, x[1]],
+                    Self::RelaxedLutGradT(_) => table.to_vec(),
+                    _ => x.to_vec(),
+                }
+            }
+            Self::GatherInputs(i) => {
+                rank(0, 2)?;
+                rank(1, 2)?;
+                if usize::from(i) >= s[0][1] {
+                    return Err(bad());
+                }
+                vec![s[0][0], s[1][1]]
+            }
+            Self::ScatterInputs(i) => {
+                rank(0, 2)?;
+                rank(1, 2)?;
+                if usize::from(i) >= s[0][1] || s[2] != [s[0][0], s[1][1]] {
+                    return Err(bad());
+                }
+                s[1].to_vec()
+            }
+            Self::TableSlope(i) => {
+                rank(0, 2)?;
+                if s[0][1] < 2 || !s[0][1].is_power_of_two() || 1 << i >= s[0][1] {
+                    return Err(bad());
+                }
+                vec![s[0][0], s[0][1] / 2]
+            }
+            Self::TableSlopeAdjoint(i) => {
+                rank(0, 2)?;
+                if !s[0][1].is_power_of_two() || 1 << i > s[0][1] {
+                    return Err(bad());
+                }
+                vec![s[0][0], s[0][1] * 2]
+            }
+            Self::WiringWithout(i) => {
+                rank(0, 2)?;
+                if usize::from(i) >= s[0][1] {
+                    return Err(bad());
+                }
+                vec![s[0][0], s[0][1] - 1]
+            }
+            Self::GroupSum(c) => {
+                rank(0, 2)?;
+                if c == 0 || !s[0][0].is_multiple_of(usize::from(c)) {
+                    return Err(bad());
+                }
+                vec![s[0][1], usize::from(c)]
+            }
+            Self::GroupSpread(c) => {
+                rank(0, 2)?;
+                if c == 0 || !s[0][0].is_multiple_of(usize::from(c)) || s[1] != [s[0][1], usize::from(c)] {
+                    return Err(bad());
+                }
+                s[0].to_vec()
+            }
+            Self::TruthTables | Self::TruthTablesAdjoint => {
+                rank(0, 2)?;
+                let (from, to) = if *self == Self::TruthTables { (16, 4) } else { (4, 16) };
+                if s[0][1] != from {
+                    return Err(bad());
+                }
+                vec![s[0][0], to]
+            }
         })
     }
 }
@@ -253,7 +376,15 @@ impl Signature for SmoothOp {
             | Self::RowSum
             | Self::BatchMean
             | Self::MaxPool(_)
-            | Self::Flatten => 1,
+            | Self::Flatten
+            | Self::TableSlope(_)
+            | Self::TableSlopeAdjoint(_)
+            | Self::WiringWithout(_)
+            | Self::GroupSum(_)
+            | Self::TruthTables
+            | Self::TruthTablesAdjoint => 1,
+            Self::RelaxedLut(_) | Self::RelaxedLutGradT(_) | Self::ScatterInputs(_) => 3,
+            Self::RelaxedLutGradX(_) => 4,
             _ => 2,
         }
     }
@@ -264,6 +395,16 @@ impl Signature for SmoothOp {
             Self::MaxPool(s) => format!("maxpool{s}"),
             Self::MaxPoolBack(s) => format!("maxpool{s}_back"),
             Self::MaxPoolSelect(s) => format!("maxpool{s}_select"),
+            Self::RelaxedLut(k) => format!("relaxed_lut{k}"),
+            Self::RelaxedLutGradT(k) => format!("relaxed_lut{k}_grad_t"),
+            Self::RelaxedLutGradX(k) => format!("relaxed_lut{k}_grad_x"),
+            Self::GatherInputs(i) => format!("gather_inputs{i}"),
+            Self::ScatterInputs(i) => format!("scatter_inputs{i}"),
+            Self::TableSlope(i) => format!("table_slope{i}"),
+            Self::TableSlopeAdjoint(i) => format!("table_slope{i}_adjoint"),
+            Self::WiringWithout(i) => format!("wiring_without{i}"),
+            Self::GroupSum(c) => format!("group_sum{c}"),
+            Self::GroupSpread(c) => format!("group_spread{c}"),
             other => {
                 let dbg = format!("{other:?}");
                 let mut out = String::new();
@@ -371,6 +512,63 @@ impl ReverseRules for SmoothOp {
             O::MaxPoolSelect(s) => vec![None, Some(g(b, O::MaxPoolBack(s), &[x[0], dy]))],
             O::Flatten => vec![Some(g(b, O::ReshapeLike, &[x[0], dy]))],
             O::ReshapeLike => vec![None, Some(g(b, O::ReshapeLike, &[x[1], dy]))],
+            O::RelaxedLut(k) => {
+                let dt = g(b, O::RelaxedLutGradT(k), &[x[0], x[2], dy]);
+                let dx = g(b, O::RelaxedLutGradX(k), &[x[0], x[1], x[2], dy]);
+                vec![None, Some(dt), Some(dx)]
+            }
+            O::RelaxedLutGradT(k) => {
+                // <dZ, gradT(w, x, g)> = <g, lut(w, dZ, x)>: a LUT layer with tables dZ.
+                let dx = g(b, O::RelaxedLutGradX(k), &[x[0], dy, x[1], x[2]]);
+                let dg = g(b, O::RelaxedLut(k), &[x[0], dy, x[1]]);
+                vec![None, Some(dx), Some(dg)]
+            }
+            O::RelaxedLutGradX(k) => lut_grad_x_reverse(b, k, x, dy),
+            O::GatherInputs(i) => vec![None, Some(g(b, O::ScatterInputs(i), &[x[0], x[1], dy]))],
+            O::ScatterInputs(i) => vec![None, None, Some(g(b, O::GatherInputs(i), &[x[0], dy]))],
+            O::TableSlope(i) => vec![Some(g(b, O::TableSlopeAdjoint(i), &[dy]))],
+            O::TableSlopeAdjoint(i) => vec![Some(g(b, O::TableSlope(i), &[dy]))],
+            O::WiringWithout(_) => vec![None],
+            O::GroupSum(c) => vec![Some(g(b, O::GroupSpread(c), &[x[0], dy]))],
+            O::GroupSpread(c) => vec![None, Some(g(b, O::GroupSum(c), &[dy]))],
+            O::TruthTables => vec![Some(g(b, O::TruthTablesAdjoint, &[dy]))],
+            O::TruthTablesAdjoint => vec![Some(g(b, O::TruthTables, &[dy]))],
         }
     }
+}
+
+/// The reverse rule of `RelaxedLutGradX` at `(wiring, tables, x, g)` with adjoint `dz`, by
+/// its decomposition `sum_i scatter_i(g * u_i)`, `u_i = lut(wiring without i,
+/// slope_i(tables), x)` (the derivative in address bit `i` is the LUT of the table's
+/// slope along `i` over the other inputs).
+fn lut_grad_x_reverse(
+    b: &mut CircuitBuilder<SmoothOp>,
+    k: u8,
+    x: &[WireId],
+    dz: WireId,
+) -> Vec<Option<WireId>> {
+    use SmoothOp as O;
+    let (wiring, tables, inputs, gy) = (x[0], x[1], x[2], x[3]);
+    let (mut dt, mut dx, mut dg): (Option<WireId>, Option<WireId>, Option<WireId>) = (None, None, None);
+    let acc = |b: &mut CircuitBuilder<SmoothOp>, slot: &mut Option<WireId>, v: WireId| {
+        *slot = Some(match *slot {
+            Some(s) => g(b, O::Add, &[s, v]),
+            None => v,
+        });
+    };
+    for i in 0..k {
+        let rest = g(b, O::WiringWithout(i), &[wiring]);
+        let slope = g(b, O::TableSlope(i), &[tables]);
+        let u = g(b, O::RelaxedLut(k - 1), &[rest, slope, inputs]);
+        let dv = g(b, O::GatherInputs(i), &[wiring, dz]);
+        let du = g(b, O::Mul, &[dv, gy]);
+        let dgi = g(b, O::Mul, &[dv, u]);
+        acc(b, &mut dg, dgi);
+        let dslope = g(b, O::RelaxedLutGradT(k - 1), &[rest, inputs, du]);
+        let dti = g(b, O::TableSlopeAdjoint(i), &[dslope]);
+        acc(b, &mut dt, dti);
+        let dxi = g(b, O::RelaxedLutGradX(k - 1), &[rest, slope, inputs, du]);
+        acc(b, &mut dx, dxi);
+    }
+    vec![None, dt, dx, dg]
 }

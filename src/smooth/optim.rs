@@ -11,6 +11,11 @@
 //!
 //! `grad` is always `∂L/∂p` (what a learner closed by `learning_rate(1)` returns).
 
+use rayon::prelude::*;
+
+/// Parameters per rayon task in the elementwise updates.
+const PAR_CHUNK: usize = 1 << 14;
+
 /// A gradient-based optimiser for one flat parameter slice.
 pub trait Optimizer: Send {
     /// Short name (`sgd`, `adam`, ...).
@@ -202,12 +207,18 @@ impl Optimizer for Adam {
         let t = i32::try_from(self.t).unwrap_or(i32::MAX);
         let c1 = 1.0 - self.beta1.powi(t);
         let c2 = 1.0 - self.beta2.powi(t);
-        let (b1, b2) = (self.beta1, self.beta2);
-        for (((p, &g), m), v) in params.iter_mut().zip(grad).zip(self.m.iter_mut()).zip(self.v.iter_mut()) {
-            *m = b1 * *m + (1.0 - b1) * g;
-            *v = b2 * *v + (1.0 - b2) * g * g;
-            *p -= self.lr * (*m / c1) / ((*v / c2).sqrt() + self.eps);
-        }
+        let (b1, b2, lr, eps) = (self.beta1, self.beta2, self.lr, self.eps);
+        // Elementwise, so splitting over threads does not change the result.
+        let state = self.m.par_chunks_mut(PAR_CHUNK).zip(self.v.par_chunks_mut(PAR_CHUNK));
+        params.par_chunks_mut(PAR_CHUNK).zip(grad.par_chunks(PAR_CHUNK)).zip(state).for_each(
+            |((ps, gs), (ms, vs))| {
+                for (((p, &g), m), v) in ps.iter_mut().zip(gs).zip(ms.iter_mut()).zip(vs.iter_mut()) {
+                    *m = b1 * *m + (1.0 - b1) * g;
+                    *v = b2 * *v + (1.0 - b2) * g * g;
+                    *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
+                }
+            },
+        );
     }
 }
 

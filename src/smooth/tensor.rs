@@ -4,6 +4,10 @@
 
 use rayon::prelude::*;
 
+/// Elements per rayon task in elementwise kernels (each element computed alone, so the
+/// split does not change results).
+const PAR_ELEMENTS: usize = 1 << 14;
+
 /// A dense f32 array, row-major. Activations carry the batch as their first axis;
 /// shape `[]` is a scalar.
 #[derive(Clone, Debug, PartialEq)]
@@ -95,17 +99,16 @@ impl Tensor {
     /// `f` applied to every element.
     #[must_use]
     pub fn map(&self, f: impl Fn(f32) -> f32 + Sync) -> Self {
-        Self { shape: self.shape.clone(), data: self.data.iter().map(|&v| f(v)).collect() }
+        let data = self.data.par_iter().with_min_len(PAR_ELEMENTS).map(|&v| f(v)).collect();
+        Self { shape: self.shape.clone(), data }
     }
 
     /// `f(a, b)` elementwise, same shape.
     #[must_use]
-    pub fn zip(&self, other: &Self, f: impl Fn(f32, f32) -> f32) -> Self {
+    pub fn zip(&self, other: &Self, f: impl Fn(f32, f32) -> f32 + Sync) -> Self {
         assert_eq!(self.shape, other.shape, "zip of different shapes");
-        Self {
-            shape: self.shape.clone(),
-            data: self.data.iter().zip(&other.data).map(|(&a, &b)| f(a, b)).collect(),
-        }
+        let pairs = self.data.par_iter().zip(&other.data).with_min_len(PAR_ELEMENTS);
+        Self { shape: self.shape.clone(), data: pairs.map(|(&a, &b)| f(a, b)).collect() }
     }
 }
 
@@ -195,7 +198,7 @@ fn for_each_broadcast(out: &[usize], sa: &[usize], sb: &[usize], mut f: impl FnM
 /// # Panics
 /// If the shapes do not broadcast (circuits are shape-checked before they run).
 #[must_use]
-pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32) -> Tensor {
+pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32 + Sync) -> Tensor {
     if a.shape == b.shape {
         return a.zip(b, f);
     }
@@ -319,11 +322,11 @@ pub fn linear_grad_x(w: &Tensor, g: &Tensor) -> Tensor {
 pub fn log_softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
     let mut data = x.data.clone();
-    for row in data.chunks_mut(n) {
+    data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
         let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
         row.iter_mut().for_each(|v| *v -= lse);
-    }
+    });
     Tensor { shape: x.shape.clone(), data }
 }
 
@@ -331,7 +334,8 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
 #[must_use]
 pub fn row_sum(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let data: Vec<f32> = x.data.chunks(n).map(|r| r.iter().sum()).collect();
+    let data: Vec<f32> =
+        x.data.par_chunks(n).with_min_len(PAR_ELEMENTS / n).map(|r| r.iter().sum()).collect();
     Tensor::new(vec![data.len(), 1], data)
 }
 

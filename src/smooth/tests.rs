@@ -25,15 +25,22 @@ fn pairing(f: &SmoothCircuit, x: &[Tensor], dy: &[Tensor]) -> f64 {
 
 /// Checks `sum_i <R[f](x, dy)_i, v_i>` against the central difference of `<dy, f(x + t v)>`.
 /// Inputs listed in `frozen` are not moved (inputs a gate depends on only piecewise
-/// constantly, such as the mask of `relu_back`, whose derivative is zero almost everywhere).
+/// constantly, such as the mask of `relu_back`, whose derivative is zero almost everywhere);
+/// inputs in `fixed` (index tensors: a relaxed layer's wiring) take the given value and are
+/// not moved either.
 fn check_against_differences(
     f: &SmoothCircuit,
     shapes: &[Vec<usize>],
     frozen: &[usize],
+    fixed: &[(usize, Tensor)],
     seed: u64,
 ) -> Result<(), TestCaseError> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let x: Vec<Tensor> = shapes.iter().map(|s| random(s, &mut rng)).collect();
+    let mut x: Vec<Tensor> = shapes.iter().map(|s| random(s, &mut rng)).collect();
+    for (i, t) in fixed {
+        x[*i] = t.clone();
+    }
+    let frozen: Vec<usize> = frozen.iter().copied().chain(fixed.iter().map(|(i, _)| *i)).collect();
     let out_shapes = check_shapes(f, shapes).map_err(TestCaseError::fail)?;
     let dy: Vec<Tensor> = out_shapes.iter().map(|s| random(s, &mut rng)).collect();
     let v: Vec<Tensor> = shapes
@@ -121,13 +128,37 @@ fn cases() -> Vec<(SmoothOp, Vec<Vec<usize>>)> {
     ]
 }
 
+/// Relaxed-logic gates, their input shapes and the wiring tensor they read (input 0).
+fn relaxed_cases() -> Vec<(SmoothOp, Vec<Vec<usize>>, Option<Tensor>)> {
+    use SmoothOp as O;
+    // Three 2-input nodes and two 3-input nodes over a previous layer of 4 (one read twice
+    // by the same node, one unread), 5 examples.
+    let w2 = Tensor::new(vec![3, 2], vec![0., 2., 2., 2., 3., 0.]);
+    let w3 = Tensor::new(vec![2, 3], vec![1., 0., 3., 3., 1., 0.]);
+    vec![
+        (O::RelaxedLut(2), vec![vec![3, 2], vec![3, 4], vec![4, 5]], Some(w2.clone())),
+        (O::RelaxedLut(3), vec![vec![2, 3], vec![2, 8], vec![4, 5]], Some(w3.clone())),
+        (O::RelaxedLutGradT(2), vec![vec![3, 2], vec![4, 5], vec![3, 5]], Some(w2.clone())),
+        (O::RelaxedLutGradX(2), vec![vec![3, 2], vec![3, 4], vec![4, 5], vec![3, 5]], Some(w2.clone())),
+        (O::RelaxedLutGradX(3), vec![vec![2, 3], vec![2, 8], vec![4, 5], vec![2, 5]], Some(w3)),
+        (O::GatherInputs(1), vec![vec![3, 2], vec![4, 5]], Some(w2.clone())),
+        (O::ScatterInputs(0), vec![vec![3, 2], vec![4, 5], vec![3, 5]], Some(w2)),
+        (O::TableSlope(1), vec![vec![3, 8]], None),
+        (O::TableSlopeAdjoint(0), vec![vec![3, 2]], None),
+        (O::GroupSum(2), vec![vec![4, 3]], None),
+        (O::GroupSpread(2), vec![vec![4, 3], vec![3, 2]], None),
+        (O::TruthTables, vec![vec![3, 16]], None),
+        (O::TruthTablesAdjoint, vec![vec![3, 4]], None),
+    ]
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(12))]
 
     #[test]
     fn every_gate_reverse_matches_differences(seed in any::<u64>()) {
         for (op, shapes) in cases() {
-            check_against_differences(&one_gate(op), &shapes, &masked(op), seed)
+            check_against_differences(&one_gate(op), &shapes, &masked(op), &[], seed)
                 .map_err(|e| named(e, &format!("{op:?}")))?;
         }
     }
@@ -143,7 +174,24 @@ proptest! {
             let r = rdiff(&f);
             let mut all = shapes.clone();
             all.extend(check_shapes(&f, &shapes).unwrap());
-            check_against_differences(&r, &all, &masked(op), seed)
+            check_against_differences(&r, &all, &masked(op), &[], seed)
+                .map_err(|e| named(e, &format!("R[{op:?}]")))?;
+        }
+    }
+
+    #[test]
+    fn relaxed_logic_gates_reverse_and_second_reverse_match_differences(seed in any::<u64>()) {
+        // The relaxed-logic gates with a fixed wiring (input 0 where they take one): R[f]
+        // and R[R[f]] against differences, the latter covering the decomposition that
+        // reverses the input adjoint of a LUT layer.
+        for (op, shapes, wiring) in relaxed_cases() {
+            let fixed: Vec<(usize, Tensor)> = wiring.into_iter().map(|w| (0, w)).collect();
+            let f = one_gate(op);
+            check_against_differences(&f, &shapes, &[], &fixed, seed)
+                .map_err(|e| named(e, &format!("{op:?}")))?;
+            let mut all = shapes.clone();
+            all.extend(check_shapes(&f, &shapes).unwrap());
+            check_against_differences(&rdiff(&f), &all, &[], &fixed, seed)
                 .map_err(|e| named(e, &format!("R[{op:?}]")))?;
         }
     }

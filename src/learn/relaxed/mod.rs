@@ -10,30 +10,32 @@
 //!   Discretised: the table of `argmax_f w_f`.
 //! - `lut:K:WxD`: each node a K-LUT with table `sigmoid(w_s)`; discretised: `w_s > 0`.
 //!
-//! The network is the composite of its layers' lenses `(forward, R[forward])`, written as
-//! fused f32 loops over a chunk of examples ([`kernel`]); the head is `groupsum` with
-//! temperature `tau` and softmax cross-entropy. Wiring comes from [`Network::build`] of
-//! the discrete spec, so the discretised parameters drop into the Boolean network that
-//! `model.json`, `export`, `verify` and `eval` already rebuild from spec and seed.
-
-pub mod kernel;
+//! The network is a smooth circuit ([`RelaxedNet::circuit`]) of the relaxed-logic gates of
+//! [`SmoothOp`] (see [`smooth::lut`](crate::smooth::lut)): per layer, logits to tables
+//! (`TruthTables ∘ exp ∘ log_softmax` for gates, `sigmoid` for LUTs), then a relaxed LUT
+//! layer reading the previous layer through the layer's wiring, an input tensor of node
+//! indices; the head is `groupsum` divided by the temperature `tau`. Training is the
+//! smooth domain's: the learner lens with softmax cross-entropy, its
+//! [`parameter_changes`] circuit, Adam per logit tensor. Wiring comes from
+//! [`Network::build`] of the discrete spec, so the discretised parameters drop into the
+//! Boolean network that `model.json`, `export`, `verify` and `eval` already rebuild from
+//! spec and seed.
 
 use super::network::ModelError;
 use super::spec::{Head, ModelSpec, SpecError};
 use super::{Network, StopReason};
+use crate::circuit::CircuitBuilder;
 use crate::domain::Bool;
 use crate::lanes::BitMatrix;
+use crate::smooth::loss::{self, LossKind};
+use crate::smooth::lut::LayerWiring;
 use crate::smooth::optim::{Adam, Optimizer as _};
-use kernel::LayerWiring;
+use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval, parameter_changes, shared};
 use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
-
-/// Examples per parallel work item; fixed (not per thread) so results do not depend on the
-/// thread count.
-const CHUNK: usize = 32;
 
 /// How a node's table is parametrised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -118,7 +120,8 @@ impl RelaxedNet {
         // (layer, index within layer) of every wire that a node reads or is.
         let mut place: Vec<(usize, u32)> =
             (0..n_in).map(|w| (0, (w.saturating_sub(n_params)) as u32)).collect();
-        let mut layers: Vec<LayerWiring> = Vec::new();
+        // (k, sources) of every layer, in the order Network::build laid the gates out.
+        let mut wiring: Vec<(usize, Vec<u32>)> = Vec::new();
         let mut table_params = Vec::new();
         for (_, op, fanins) in c.gates() {
             let Bool::Lut(k) = *op else { unreachable!("LUT networks hold only LUT gates") };
@@ -127,14 +130,19 @@ impl RelaxedNet {
             let from = place[addr[0].index()].0;
             debug_assert!(addr.iter().all(|w| place[w.index()].0 == from), "layered wiring");
             debug_assert!(table.iter().enumerate().all(|(s, w)| w.index() == table[0].index() + s));
-            if layers.len() == from {
-                layers.push(LayerWiring { k: usize::from(k), sources: Vec::new() });
+            if wiring.len() == from {
+                wiring.push((usize::from(k), Vec::new()));
             }
-            let layer = &mut layers[from];
-            let index = layer.width() as u32;
-            layer.sources.extend(addr.iter().map(|w| place[w.index()].1));
+            let (k, sources) = &mut wiring[from];
+            let index = (sources.len() / *k) as u32;
+            sources.extend(addr.iter().map(|w| place[w.index()].1));
             table_params.push(table[0].index());
             place.push((from + 1, index));
+        }
+        let mut layers: Vec<LayerWiring> = Vec::with_capacity(wiring.len());
+        for (k, sources) in wiring {
+            let prev_width = layers.last().map_or(c.n_args(), LayerWiring::width);
+            layers.push(LayerWiring::new(k, sources, prev_width));
         }
         Ok(Self { relaxation: spec.relaxation, network, layers, table_params })
     }
@@ -197,66 +205,54 @@ impl RelaxedNet {
         w
     }
 
-    /// The relaxed tables (`2^k` entries in `[0, 1]` per node) of the logits.
+    /// The relaxed network as a smooth circuit: parameters one logit tensor `[W, m]` per
+    /// layer (`m` logits per node); arguments one wiring tensor `[W, k]` per layer
+    /// ([`wiring`](Self::wiring)), then the input bits as 0/1 floats, node-major
+    /// `[inputs, B]`; output the class scores `[B, C]` (group sums divided by `tau`).
     #[must_use]
-    pub fn tables(&self, logits: &[f32]) -> Vec<f32> {
-        let offsets = self.offsets();
-        let mut t = vec![0.0f32; offsets.last().map_or(0, |o| o.2)];
+    pub fn circuit(&self, tau: f32) -> SmoothCircuit {
+        let d = self.layers.len();
+        let mut b = CircuitBuilder::<SmoothOp>::new(d, d + 1);
+        let mut h = b.arg(d);
         for (l, layer) in self.layers.iter().enumerate() {
-            let (m, size) = (self.logits_per_node(layer.k), 1usize << layer.k);
-            let ws = logits[offsets[l].1..offsets[l + 1].1].chunks_exact(m);
-            for (w, tab) in ws.zip(t[offsets[l].2..offsets[l + 1].2].chunks_exact_mut(size)) {
-                match self.relaxation {
-                    Relaxation::Gates => {
-                        let p = softmax16(w);
-                        for (s, v) in tab.iter_mut().enumerate() {
-                            *v = (0..16).filter(|f| f >> s & 1 == 1).map(|f| p[f]).sum();
-                        }
-                    }
-                    Relaxation::Lut => {
-                        for (v, &x) in tab.iter_mut().zip(w) {
-                            *v = sigmoid(x);
-                        }
-                    }
+            let w = b.param(l);
+            let tables = match self.relaxation {
+                Relaxation::Gates => {
+                    let log_p = b.gate(SmoothOp::LogSoftmax, &[w]);
+                    let p = b.gate(SmoothOp::Exp, &[log_p]);
+                    b.gate(SmoothOp::TruthTables, &[p])
                 }
-            }
+                Relaxation::Lut => b.gate(SmoothOp::Sigmoid, &[w]),
+            };
+            let k = u8::try_from(layer.k).expect("LUT sizes fit a byte");
+            h = b.gate(SmoothOp::RelaxedLut(k), &[b.arg(l), tables, h]);
         }
-        t
+        let classes = u16::try_from(self.network.n_classes).expect("classes fit 16 bits");
+        let mut scores = b.gate(SmoothOp::GroupSum(classes), &[h]);
+        if tau != 1.0 {
+            let inv = b.gate(SmoothOp::constant(1.0 / tau), &[]);
+            scores = b.gate(SmoothOp::Mul, &[inv, scores]);
+        }
+        b.finish(vec![scores]).expect("a layered circuit is valid")
     }
 
-    /// Chain rule from table adjoints to logit adjoints.
-    fn logit_grads(&self, logits: &[f32], tables: &[f32], dtables: &[f32]) -> Vec<f32> {
+    /// The wiring tensors `[W, k]` of the layers, the circuit's first arguments.
+    #[must_use]
+    pub fn wiring(&self) -> Vec<Tensor> {
+        self.layers.iter().map(LayerWiring::to_tensor).collect()
+    }
+
+    /// The flat logits as one tensor `[W, m]` per layer.
+    fn logit_tensors(&self, logits: &[f32]) -> Vec<Tensor> {
         let offsets = self.offsets();
-        let mut g = vec![0.0f32; logits.len()];
-        for (l, layer) in self.layers.iter().enumerate() {
-            let (m, size) = (self.logits_per_node(layer.k), 1usize << layer.k);
-            let (lo, hi) = (offsets[l].1, offsets[l + 1].1);
-            let (elo, ehi) = (offsets[l].2, offsets[l + 1].2);
-            let nodes = logits[lo..hi]
-                .chunks_exact(m)
-                .zip(g[lo..hi].chunks_exact_mut(m))
-                .zip(tables[elo..ehi].chunks_exact(size).zip(dtables[elo..ehi].chunks_exact(size)));
-            for ((w, dw), (t, dt)) in nodes {
-                match self.relaxation {
-                    Relaxation::Gates => {
-                        let p = softmax16(w);
-                        let dp: Vec<f32> = (0..16)
-                            .map(|f| (0..4).filter(|s| f >> s & 1 == 1).map(|s| dt[s]).sum())
-                            .collect();
-                        let mean: f32 = p.iter().zip(&dp).map(|(a, b)| a * b).sum();
-                        for f in 0..16 {
-                            dw[f] = p[f] * (dp[f] - mean);
-                        }
-                    }
-                    Relaxation::Lut => {
-                        for ((d, &v), &a) in dw.iter_mut().zip(t).zip(dt) {
-                            *d = a * v * (1.0 - v);
-                        }
-                    }
-                }
-            }
-        }
-        g
+        self.layers
+            .iter()
+            .enumerate()
+            .map(|(l, layer)| {
+                let w = logits[offsets[l].1..offsets[l + 1].1].to_vec();
+                Tensor::new(vec![layer.width(), self.logits_per_node(layer.k)], w)
+            })
+            .collect()
     }
 
     /// The Boolean parameters of [`network`](Self::network): each node's most likely
@@ -309,74 +305,30 @@ impl RelaxedNet {
         count
     }
 
-    /// Forward over one chunk: activations of every layer, inputs first.
-    fn forward_chunk(&self, tables: &[f32], x: Vec<f32>, len: usize) -> Vec<Vec<f32>> {
-        let offsets = self.offsets();
-        let mut acts = vec![x];
-        for (l, layer) in self.layers.iter().enumerate() {
-            let mut out = vec![0.0f32; layer.width() * len];
-            let t = &tables[offsets[l].2..offsets[l + 1].2];
-            kernel::forward(layer, t, &acts[l], len, &mut out);
-            acts.push(out);
-        }
-        acts
-    }
-
-    /// Reverse over one chunk from the last layer's adjoints; adds into `dtables`.
-    fn reverse_chunk(
-        &self,
-        tables: &[f32],
-        acts: &[Vec<f32>],
-        dlast: Vec<f32>,
-        len: usize,
-        dtables: &mut [f32],
-    ) {
-        let offsets = self.offsets();
-        let mut dout = dlast;
-        for (l, layer) in self.layers.iter().enumerate().rev() {
-            let mut dprev = vec![0.0f32; acts[l].len()];
-            let (lo, hi) = (offsets[l].2, offsets[l + 1].2);
-            kernel::reverse(layer, &tables[lo..hi], &acts[l], &dout, len, &mut dprev, &mut dtables[lo..hi]);
-            dout = dprev;
-        }
-    }
-
     /// Soft predictions (argmax of the relaxed group sums) on every example.
     #[must_use]
     pub fn soft_predict(&self, logits: &[f32], inputs: &BitMatrix) -> Vec<u32> {
-        let tables = self.tables(logits);
+        let c = self.circuit(1.0);
+        let params = self.logit_tensors(logits);
+        let wiring = self.wiring();
         let order: Vec<usize> = (0..inputs.examples()).collect();
-        order
-            .par_chunks(CHUNK)
-            .flat_map_iter(|idx| {
-                let acts = self.forward_chunk(&tables, gather(inputs, idx), idx.len());
-                let scores =
-                    group_scores(acts.last().expect("a layer"), idx.len(), self.network.n_classes, 1.0);
-                scores.chunks(self.network.n_classes).map(|s| argmax(s) as u32).collect::<Vec<_>>()
-            })
-            .collect()
+        let mut out = Vec::with_capacity(order.len());
+        for idx in order.chunks(PREDICT_BATCH) {
+            let x = gather(inputs, idx);
+            let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x]).collect();
+            let scores = eval(&c, &ins).swap_remove(0);
+            out.extend(scores.data().chunks(self.network.n_classes).map(|s| argmax(s) as u32));
+        }
+        out
     }
 }
+
+/// Examples per evaluation of [`RelaxedNet::soft_predict`].
+const PREDICT_BATCH: usize = 512;
 
 /// Index of the gate `a` (pass-through of address bit 0) among the 16 functions: its
 /// truth table over `s = a + 2b` is `0b1010`.
 const PASS_A: usize = 0b1010;
-
-fn softmax16(w: &[f32]) -> [f32; 16] {
-    let mx = w.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-    let mut p = [0.0f32; 16];
-    let mut sum = 0.0;
-    for (pi, &x) in p.iter_mut().zip(w) {
-        *pi = (x - mx).exp();
-        sum += *pi;
-    }
-    p.iter_mut().for_each(|x| *x /= sum);
-    p
-}
-
-fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
 
 /// First index of the largest value.
 fn argmax(v: &[f32]) -> usize {
@@ -395,73 +347,41 @@ fn standard_normal(rng: &mut ChaCha8Rng) -> f32 {
     ((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
 }
 
-/// Input bits of examples `idx` as 0/1 floats, node-major (`x[i * len + e]`).
-fn gather(inputs: &BitMatrix, idx: &[usize]) -> Vec<f32> {
-    let len = idx.len();
-    let mut x = vec![0.0f32; inputs.rows() * len];
-    for (i, row) in x.chunks_exact_mut(len).enumerate() {
+/// Input bits of examples `idx` as 0/1 floats, node-major `[inputs, idx.len()]`.
+fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
+    let mut x = vec![0.0f32; inputs.rows() * idx.len()];
+    x.par_chunks_mut(idx.len().max(1)).enumerate().for_each(|(i, row)| {
         let words = inputs.row(i);
         for (v, &e) in row.iter_mut().zip(idx) {
             *v = (words[e / 64] >> (e % 64) & 1) as f32;
         }
-    }
-    x
+    });
+    Tensor::new(vec![inputs.rows(), idx.len()], x)
 }
 
-/// Class scores per example (`scores[e * classes + c]`): the sum of group `c` of the
-/// last layer's outputs, divided by `tau`.
-fn group_scores(last: &[f32], len: usize, classes: usize, tau: f32) -> Vec<f32> {
-    let per = last.len() / len / classes;
-    let mut s = vec![0.0f32; len * classes];
-    for (j, row) in last.chunks_exact(len).enumerate() {
-        let c = j / per;
-        for (e, &y) in row.iter().enumerate() {
-            s[e * classes + c] += y;
-        }
+/// One-hot targets `[B, C]` of the examples `idx`.
+fn one_hot(labels: &[u32], idx: &[usize], classes: usize) -> Tensor {
+    let mut y = vec![0.0f32; idx.len() * classes];
+    for (row, &e) in y.chunks_exact_mut(classes).zip(idx) {
+        row[labels[e] as usize] = 1.0;
     }
-    s.iter_mut().for_each(|v| *v /= tau);
-    s
+    Tensor::new(vec![idx.len(), classes], y)
 }
 
-/// Table adjoints, summed cross-entropy and correct count of the examples `idx`; the
-/// adjoints are those of the summed loss times `scale`.
-fn chunk_gradient(
-    net: &RelaxedNet,
-    tables: &[f32],
-    inputs: &BitMatrix,
-    labels: &[u32],
-    idx: &[usize],
-    tau: f32,
-    scale: f32,
-) -> (Vec<f32>, f64, usize) {
-    let (len, classes) = (idx.len(), net.network.n_classes);
-    let acts = net.forward_chunk(tables, gather(inputs, idx), len);
-    let last = acts.last().expect("a layer");
-    let scores = group_scores(last, len, classes, tau);
-    let (mut loss, mut correct) = (0.0f64, 0usize);
-    let mut dscore = vec![0.0f32; scores.len()];
-    for (e, (s, d)) in scores.chunks(classes).zip(dscore.chunks_mut(classes)).enumerate() {
-        let y = labels[idx[e]] as usize;
-        let mx = s.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let z: f32 = s.iter().map(|v| (v - mx).exp()).sum();
-        loss += f64::from(z.ln() + mx - s[y]);
-        correct += usize::from(argmax(s) == y);
-        // d(loss)/d(score) = softmax - onehot; score = sum / tau.
-        for (c, dv) in d.iter_mut().enumerate() {
-            *dv = ((s[c] - mx).exp() / z - f32::from(u8::from(c == y))) * scale / tau;
-        }
-    }
-    let per = last.len() / len / classes;
-    let mut dlast = vec![0.0f32; last.len()];
-    for (j, row) in dlast.chunks_exact_mut(len).enumerate() {
-        let c = j / per;
-        for (e, v) in row.iter_mut().enumerate() {
-            *v = dscore[e * classes + c];
-        }
-    }
-    let mut dtables = vec![0.0f32; tables.len()];
-    net.reverse_chunk(tables, &acts, dlast, len, &mut dtables);
-    (dtables, loss, correct)
+/// The training step's circuit: inputs the logits, the wiring, the input bits and the
+/// one-hot targets; outputs the gradient of the mean cross-entropy for every logit tensor
+/// (the learner's [`parameter_changes`] at learning rate 1), then the class scores, the
+/// forward pass shared between them.
+fn step_circuit(model: &SmoothCircuit) -> SmoothCircuit {
+    let n_params = model.n_params();
+    let learner = loss::learner(model, &LossKind::SoftmaxCrossEntropy.lens(), 1.0)
+        .expect("the relaxed circuit has one output");
+    let changes = parameter_changes(&learner, n_params);
+    let mut b = CircuitBuilder::<SmoothOp>::new(0, model.n_inputs() + 1);
+    let ins = b.args();
+    let mut out = b.instantiate(&changes, &ins).expect("inputs of the learner");
+    out.extend(b.instantiate(model, &ins[..model.n_inputs()]).expect("inputs of the model"));
+    shared(&b.finish(out).expect("a valid circuit"))
 }
 
 /// Settings of relaxed training.
@@ -510,8 +430,9 @@ pub struct RelaxedReport {
 }
 
 /// Trains `net` on `inputs` (one row per input bit) and `labels` with Adam on the
-/// softmax cross-entropy of the group sums. Deterministic for a given seed whatever the
-/// thread count: chunks are fixed-size and their gradients are summed in order.
+/// softmax cross-entropy of the group sums, through the smooth domain's learner lens
+/// ([`RelaxedNet::circuit`]). Deterministic for a given seed whatever the thread count:
+/// every kernel sums in an order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
 /// `on_epoch` sees each epoch's figures and the logits after it.
 pub fn train(
     net: &RelaxedNet,
@@ -522,35 +443,39 @@ pub fn train(
 ) -> RelaxedReport {
     assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
     assert_eq!(inputs.examples(), labels.len(), "one label per example");
-    let mut logits = net.init(p.seed, p.residual);
-    let mut adam = Adam::new(p.lr);
+    let classes = net.network.n_classes;
+    let step = step_circuit(&net.circuit(p.tau));
+    let ce = loss::softmax_cross_entropy_map();
+    let wiring = net.wiring();
+    let mut params = net.logit_tensors(&net.init(p.seed, p.residual));
+    let mut adams: Vec<Adam> = params.iter().map(|_| Adam::new(p.lr)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
     let mut history = Vec::new();
     let mut order: Vec<usize> = (0..labels.len()).collect();
+    let flat = |params: &[Tensor]| params.iter().flat_map(|t| t.data().iter().copied()).collect::<Vec<f32>>();
     for epoch in 1..=p.epochs {
         order.shuffle(&mut rng);
         let (mut loss, mut correct) = (0.0f64, 0usize);
-        for batch in order.chunks(p.batch.max(1)) {
-            let tables = net.tables(&logits);
-            let scale = 1.0 / batch.len() as f32;
-            let parts: Vec<(Vec<f32>, f64, usize)> = batch
-                .par_chunks(CHUNK)
-                .map(|idx| chunk_gradient(net, &tables, inputs, labels, idx, p.tau, scale))
-                .collect();
-            let mut dtables = vec![0.0f32; tables.len()];
-            for (d, l, ok) in parts {
-                dtables.iter_mut().zip(&d).for_each(|(a, b)| *a += b);
-                loss += l;
-                correct += ok;
+        for idx in order.chunks(p.batch.max(1)) {
+            let (x, y) = (gather(inputs, idx), one_hot(labels, idx, classes));
+            let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x, &y]).collect();
+            let mut out = eval(&step, &ins);
+            let scores = out.pop().expect("scores");
+            let mean = eval(&ce, &[&scores, &y])[0].data()[0];
+            loss += f64::from(mean) * idx.len() as f64;
+            for (s, &e) in scores.data().chunks(classes).zip(idx) {
+                correct += usize::from(argmax(s) == labels[e] as usize);
             }
-            let grads = net.logit_grads(&logits, &tables, &dtables);
-            adam.step(&mut logits, &grads);
+            for ((t, g), adam) in params.iter_mut().zip(&out).zip(&mut adams) {
+                adam.step(t.data_mut(), g.data());
+            }
         }
         let n = labels.len().max(1) as f64;
         let stats = RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n };
-        on_epoch(&stats, &logits);
+        on_epoch(&stats, &flat(&params));
         history.push(stats);
     }
+    let logits = flat(&params);
     RelaxedReport { logits, stop: StopReason::EpochLimit, history }
 }
 

@@ -1,0 +1,679 @@
+//! Relaxed LUT layers over f32 tensors: the semantics of the [`SmoothOp`](super::SmoothOp)
+//! gates that train relaxed gate and LUT networks (`learn::relaxed`).
+//!
+//! Activations of these gates are node-major, `[nodes, B]` (one row of `B` examples per
+//! node), the transpose of the batch-first layout of the other gates: a node reads two
+//! (or `k`) whole rows of the previous layer, which the kernels stream. The group-sum head
+//! ([`group_sum`]) turns the last layer into batch-first class scores `[B, C]`, so the
+//! ordinary losses apply. A layer's wiring is a tensor `[W, k]` of source indices (exact in
+//! f32 below 2^24, checked), an input of the circuit rather than part of the gate:
+//! gates are small `Copy` values compared and hashed when circuits are shared, and the
+//! wiring is data of the model like its parameters.
+//!
+//! A relaxed LUT with table `t` (entries in `[0, 1]`) computes the multilinear
+//! interpolation of `t` at its inputs: `y = sum_s t_s prod_i (x_i if s_i else 1 - x_i)`,
+//! which equals the LUT on 0/1 inputs. Its reverse map gives `dt_s = sum_e dy prod_i (..)`
+//! and `dx_i = dy (y|x_i=1 - y|x_i=0)`. Two-input gates are the case `K = 2`, where `y` is
+//! bilinear, `c0 + c1 a + c2 b + c3 ab`, and have their own loops (`bilinear_*`), which
+//! agree with the general mux-tree loops (tested).
+//!
+//! Every kernel is parallel over output rows and each row is computed by one task in a
+//! fixed order, so results do not depend on the thread count: table adjoints are sums over
+//! the examples of one node, accumulated in [`LANES`] fixed lanes and then added lane by
+//! lane; input adjoints are gathered per source node over its readers in wiring order
+//! (the [`LayerWiring`] keeps the inverse wiring for that), never scattered.
+
+use super::Tensor;
+
+use rayon::prelude::*;
+
+/// Lanes of the explicit accumulators of batch sums and of the column tiles: a sum runs
+/// in each lane over the examples `e = lane (mod LANES)`, then the lanes are added in
+/// order, whatever vector width the CPU has.
+const LANES: usize = 16;
+
+/// Node indices in wiring tensors stay below this (integers are exact in f32 up to 2^24).
+const MAX_INDEX: f32 = 16_777_216.0;
+
+/// Output rows per rayon task.
+const ROWS_PER_TASK: usize = 32;
+
+/// The wiring of one layer: `k` sources per node in the previous layer, and its inverse.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LayerWiring {
+    /// Inputs per node.
+    pub k: usize,
+    width: usize,
+    /// `width * k` source indices into the previous layer, node by node; source `i` of a
+    /// node is address bit `i` of its table.
+    pub sources: Vec<u32>,
+    /// Readers of previous-layer node `n` are `readers[reader_start[n]..reader_start[n + 1]]`.
+    reader_start: Vec<u32>,
+    /// `j * k + i` for node `j` reading its address bit `i`, ascending per source.
+    readers: Vec<u32>,
+}
+
+impl LayerWiring {
+    /// The layer whose node `j` reads `sources[j * k + i]` of a previous layer `prev_width` wide.
+    ///
+    /// # Panics
+    /// If a source is not below `prev_width` or `sources` is not a multiple of `k` long.
+    #[must_use]
+    pub fn new(k: usize, sources: Vec<u32>, prev_width: usize) -> Self {
+        assert!(k > 0 && sources.len().is_multiple_of(k), "k sources per node");
+        let width = sources.len() / k;
+        Self::with_width(k, width, sources, prev_width)
+    }
+
+    /// The wiring in a tensor `[W, k]` of source indices into a layer `prev_width` wide.
+    ///
+    /// # Panics
+    /// If the tensor is not `[W, k]` or holds anything but indices below `prev_width`.
+    #[must_use]
+    pub fn from_tensor(wiring: &Tensor, prev_width: usize) -> Self {
+        let &[width, k] = wiring.shape() else { panic!("a wiring is [W, k], not {:?}", wiring.shape()) };
+        let sources = wiring
+            .data()
+            .iter()
+            .map(|&v| {
+                assert!(v >= 0.0 && v.fract() == 0.0 && v < MAX_INDEX, "{v} is not a node index");
+                v as u32
+            })
+            .collect();
+        Self::with_width(k, width, sources, prev_width)
+    }
+
+    /// The wiring as a tensor `[W, k]` of f32 indices.
+    ///
+    /// # Panics
+    /// If a source index is not exact in f32 (2^24 or more).
+    #[must_use]
+    pub fn to_tensor(&self) -> Tensor {
+        let data = self
+            .sources
+            .iter()
+            .map(|&s| {
+                assert!((s as f32) < MAX_INDEX, "node index {s} is not exact in f32");
+                s as f32
+            })
+            .collect();
+        Tensor::new(vec![self.width, self.k], data)
+    }
+
+    fn with_width(k: usize, width: usize, sources: Vec<u32>, prev_width: usize) -> Self {
+        let mut reader_start = vec![0u32; prev_width + 1];
+        for &s in &sources {
+            assert!((s as usize) < prev_width, "source {s} outside a layer of {prev_width}");
+            reader_start[s as usize + 1] += 1;
+        }
+        for n in 0..prev_width {
+            reader_start[n + 1] += reader_start[n];
+        }
+        let mut fill = reader_start.clone();
+        let mut readers = vec![0u32; sources.len()];
+        for (r, &s) in sources.iter().enumerate() {
+            readers[fill[s as usize] as usize] = r as u32;
+            fill[s as usize] += 1;
+        }
+        Self { k, width, sources, reader_start, readers }
+    }
+
+    /// Nodes in the layer.
+    #[must_use]
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// Nodes in the previous layer.
+    #[must_use]
+    pub fn prev_width(&self) -> usize {
+        self.reader_start.len() - 1
+    }
+
+    fn readers_of(&self, n: usize) -> &[u32] {
+        &self.readers[self.reader_start[n] as usize..self.reader_start[n + 1] as usize]
+    }
+
+    /// Prefetches the input rows of node `j` (if it exists).
+    #[inline(always)]
+    fn prefetch_inputs(&self, prev: &[f32], j: usize, b: usize) {
+        if j < self.width() {
+            for i in 0..self.k {
+                prefetch(self.row(prev, j, i, b));
+            }
+        }
+    }
+
+    fn row<'a>(&self, prev: &'a [f32], j: usize, i: usize, b: usize) -> &'a [f32] {
+        &prev[self.sources[self.k * j + i] as usize * b..][..b]
+    }
+}
+
+/// Runs `f(first_row, rows)` over `out` split into tasks of [`ROWS_PER_TASK`] rows of
+/// `row_len`, each compiled for the CPU's widest vector extension (callers mark `f`
+/// `#[inline(always)]`, see [`best_simd`](crate::lanes::best_simd)).
+fn par_rows(out: &mut [f32], row_len: usize, f: impl Fn(usize, &mut [f32]) + Sync) {
+    if row_len == 0 {
+        return;
+    }
+    out.par_chunks_mut(row_len * ROWS_PER_TASK).enumerate().for_each(|(c, rows)| {
+        crate::lanes::best_simd(
+            #[inline(always)]
+            || f(c * ROWS_PER_TASK, rows),
+        );
+    });
+}
+
+/// Forward of one layer over `b` examples: `out[j * b + e]` from `prev` and the layer's
+/// tables (`2^k` entries per node).
+pub fn forward(w: &LayerWiring, tables: &[f32], prev: &[f32], b: usize, out: &mut [f32]) {
+    assert_eq!(out.len(), w.width() * b, "one output row per node");
+    assert_eq!(prev.len(), w.prev_width() * b, "one input row per previous node");
+    let size = 1usize << w.k;
+    par_rows(
+        out,
+        b,
+        #[inline(always)]
+        |first, rows| {
+            let mut level = vec![0.0f32; size / 2 * LANES];
+            for (r, y) in rows.chunks_exact_mut(b).enumerate() {
+                let j = first + r;
+                let t = &tables[size * j..size * (j + 1)];
+                w.prefetch_inputs(prev, j + AHEAD, b);
+                if w.k == 2 {
+                    bilinear_forward(t, w.row(prev, j, 0, b), w.row(prev, j, 1, b), y);
+                } else {
+                    let x: Vec<&[f32]> = (0..w.k).map(|i| w.row(prev, j, i, b)).collect();
+                    tree_forward(t, &x, y, &mut level);
+                }
+            }
+        },
+    );
+}
+
+/// Table adjoints of one layer: `dtables[j * 2^k + s] = sum_e dout[j, e] prod_i (..)`.
+pub fn table_grads(w: &LayerWiring, prev: &[f32], dout: &[f32], b: usize, dtables: &mut [f32]) {
+    let size = 1usize << w.k;
+    assert_eq!(dtables.len(), w.width() * size, "one table per node");
+    assert_eq!(dout.len(), w.width() * b, "one adjoint row per node");
+    par_rows(
+        dtables,
+        size,
+        #[inline(always)]
+        |first, rows| {
+            let mut scratch = vec![0.0f32; 2 * size * LANES];
+            for (r, dt) in rows.chunks_exact_mut(size).enumerate() {
+                let j = first + r;
+                let dy = &dout[j * b..(j + 1) * b];
+                w.prefetch_inputs(prev, j + AHEAD, b);
+                if w.k == 2 {
+                    bilinear_table_grads(w.row(prev, j, 0, b), w.row(prev, j, 1, b), dy, dt);
+                } else {
+                    let x: Vec<&[f32]> = (0..w.k).map(|i| w.row(prev, j, i, b)).collect();
+                    tree_table_grads(&x, dy, dt, &mut scratch);
+                }
+            }
+        },
+    );
+}
+
+/// Input adjoints of one layer: `dprev[n, e] = sum over the readers (j, i) of n of
+/// dout[j, e] (y_j|x_i=1 - y_j|x_i=0)`; rows nobody reads are zero.
+pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], b: usize, dprev: &mut [f32]) {
+    let (k, size) = (w.k, 1usize << w.k);
+    assert_eq!(dprev.len(), w.prev_width() * b, "one adjoint row per previous node");
+    assert_eq!(dout.len(), w.width() * b, "one adjoint row per node");
+    par_rows(
+        dprev,
+        b,
+        #[inline(always)]
+        |first, rows| {
+            let mut diff = vec![0.0f32; size / 2];
+            let mut level = vec![0.0f32; size / 4 * LANES + LANES];
+            let mut part = vec![0.0f32; b];
+            for (r, d) in rows.chunks_exact_mut(b).enumerate() {
+                d.fill(0.0);
+                if first + r + AHEAD < w.prev_width() {
+                    for &ahead in w.readers_of(first + r + AHEAD) {
+                        let ja = ahead as usize / k;
+                        prefetch(&dout[ja * b..(ja + 1) * b]);
+                        w.prefetch_inputs(prev, ja, b);
+                    }
+                }
+                for &ji in w.readers_of(first + r) {
+                    let (j, i) = (ji as usize / k, ji as usize % k);
+                    let t = &tables[size * j..size * (j + 1)];
+                    let dy = &dout[j * b..(j + 1) * b];
+                    if k == 2 {
+                        let [_, c1, c2, c3] = coefficients(t);
+                        let (c, other) =
+                            if i == 0 { (c1, w.row(prev, j, 1, b)) } else { (c2, w.row(prev, j, 0, b)) };
+                        for ((dv, &g), &o) in d.iter_mut().zip(dy).zip(other) {
+                            *dv += g * (c + c3 * o);
+                        }
+                    } else {
+                        // The derivative in x_i is the interpolation of the table difference
+                        // along bit i at the other inputs.
+                        for (s, v) in diff.iter_mut().enumerate() {
+                            let lo = (s >> i << (i + 1)) | (s & ((1 << i) - 1));
+                            *v = t[lo | 1 << i] - t[lo];
+                        }
+                        let x: Vec<&[f32]> =
+                            (0..k).filter(|&m| m != i).map(|m| w.row(prev, j, m, b)).collect();
+                        tree_forward(&diff, &x, &mut part, &mut level);
+                        for ((dv, &g), &p) in d.iter_mut().zip(dy).zip(&part) {
+                            *dv += g * p;
+                        }
+                    }
+                }
+            }
+        },
+    );
+}
+
+/// Asks the CPU to start loading `row` into the cache: the rows a node a few iterations
+/// ahead reads are at random places of the previous layer, which the hardware prefetcher
+/// does not guess.
+#[inline(always)]
+fn prefetch(row: &[f32]) {
+    #[cfg(target_arch = "x86_64")]
+    for line in row.chunks(16) {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: SSE is part of every x86_64 CPU, and a prefetch is only a hint: it
+        // changes no value the program sees and faults on no address.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.as_ptr().cast()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = row;
+}
+
+/// Rows ahead of the current one whose inputs [`prefetch`] loads.
+const AHEAD: usize = 4;
+
+/// The bilinear coefficients of a two-input table (address bit 0 is `a`).
+#[inline]
+fn coefficients(t: &[f32]) -> [f32; 4] {
+    [t[0], t[1] - t[0], t[2] - t[0], t[3] - t[2] - t[1] + t[0]]
+}
+
+#[inline(always)]
+fn bilinear_forward(t: &[f32], a: &[f32], b: &[f32], y: &mut [f32]) {
+    let [c0, c1, c2, c3] = coefficients(t);
+    for ((y, &a), &b) in y.iter_mut().zip(a).zip(b) {
+        *y = c0 + c1 * a + (c2 + c3 * a) * b;
+    }
+}
+
+#[inline(always)]
+fn bilinear_table_grads(a: &[f32], b: &[f32], dy: &[f32], dt: &mut [f32]) {
+    let mut acc = [[0.0f32; LANES]; 4];
+    let mut add = |a: &[f32; LANES], b: &[f32; LANES], g: &[f32; LANES]| {
+        for l in 0..LANES {
+            let ga = g[l] * a[l];
+            acc[0][l] += g[l];
+            acc[1][l] += ga;
+            acc[2][l] += g[l] * b[l];
+            acc[3][l] += ga * b[l];
+        }
+    };
+    let tiles = a.chunks_exact(LANES).zip(b.chunks_exact(LANES)).zip(dy.chunks_exact(LANES));
+    for ((a, b), g) in tiles {
+        add(a.try_into().expect("a tile"), b.try_into().expect("a tile"), g.try_into().expect("a tile"));
+    }
+    let rest = a.len() % LANES;
+    if rest > 0 {
+        // The last examples, padded with zero adjoints.
+        let tail = |v: &[f32]| {
+            let mut t = [0.0f32; LANES];
+            t[..rest].copy_from_slice(&v[v.len() - rest..]);
+            t
+        };
+        add(&tail(a), &tail(b), &tail(dy));
+    }
+    let [d0, d1, d2, d3] = acc.map(|lanes| lanes.iter().sum::<f32>());
+    // dy/dc -> dy/dt: c0 = t0, c1 = t1 - t0, c2 = t2 - t0, c3 = t3 - t2 - t1 + t0.
+    dt[0] = d0 - d1 - d2 + d3;
+    dt[1] = d1 - d3;
+    dt[2] = d2 - d3;
+    dt[3] = d3;
+}
+
+/// Multilinear interpolation of `t` (`2^x.len()` entries) at the rows `x`, as a mux tree
+/// (address bit 0 first) over tiles of [`LANES`] examples; `level` holds
+/// `max(1, t.len() / 2) * LANES` scratch values.
+#[inline(always)]
+fn tree_forward(t: &[f32], x: &[&[f32]], y: &mut [f32], level: &mut [f32]) {
+    if x.is_empty() {
+        y.fill(t[0]);
+        return;
+    }
+    for (tile, out) in y.chunks_mut(LANES).enumerate() {
+        let (e0, n) = (tile * LANES, out.len());
+        let mut half = t.len() / 2;
+        let x0 = &x[0][e0..e0 + n];
+        for p in 0..half {
+            let (lo, hi) = (t[2 * p], t[2 * p + 1]);
+            for l in 0..n {
+                level[p * LANES + l] = lo + x0[l] * (hi - lo);
+            }
+        }
+        for xi in &x[1..] {
+            let xi = &xi[e0..e0 + n];
+            half /= 2;
+            for p in 0..half {
+                for l in 0..n {
+                    let (lo, hi) = (level[2 * p * LANES + l], level[(2 * p + 1) * LANES + l]);
+                    level[p * LANES + l] = lo + xi[l] * (hi - lo);
+                }
+            }
+        }
+        out.copy_from_slice(&level[..n]);
+    }
+}
+
+/// `dt_s = sum_e dy_e prod_i (x_i if s_i else 1 - x_i)`; `scratch` holds
+/// `2 * 2^k * LANES` values.
+#[inline(always)]
+fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [f32]) {
+    let size = dt.len();
+    let (phi, acc) = scratch.split_at_mut(size * LANES);
+    acc.fill(0.0);
+    for (tile, g) in dy.chunks(LANES).enumerate() {
+        let (e0, n) = (tile * LANES, g.len());
+        phi[..LANES].fill(1.0);
+        for (i, xi) in x.iter().enumerate() {
+            let xi = &xi[e0..e0 + n];
+            for s in (0..1usize << i).rev() {
+                for l in 0..n {
+                    let p = phi[s * LANES + l];
+                    phi[(s | 1 << i) * LANES + l] = p * xi[l];
+                    phi[s * LANES + l] = p * (1.0 - xi[l]);
+                }
+            }
+        }
+        for s in 0..size {
+            for l in 0..n {
+                acc[s * LANES + l] += g[l] * phi[s * LANES + l];
+            }
+        }
+    }
+    for (d, lanes) in dt.iter_mut().zip(acc.chunks_exact(LANES)) {
+        *d = lanes.iter().sum();
+    }
+}
+
+/// `(wiring [W, k], tables [W, 2^k], x [N, B]) -> [W, B]`: the relaxed LUT layer.
+#[must_use]
+pub fn lut(wiring: &Tensor, tables: &Tensor, x: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
+    let mut out = vec![0.0f32; w.width() * b];
+    forward(&w, tables.data(), x.data(), b, &mut out);
+    Tensor::new(vec![w.width(), b], out)
+}
+
+/// `(wiring, x, dy [W, B]) -> [W, 2^k]`: the table adjoints of [`lut`].
+#[must_use]
+pub fn lut_grad_tables(wiring: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
+    let mut dt = vec![0.0f32; w.width() << w.k];
+    table_grads(&w, x.data(), dy.data(), b, &mut dt);
+    Tensor::new(vec![w.width(), 1 << w.k], dt)
+}
+
+/// `(wiring, tables, x, dy [W, B]) -> [N, B]`: the input adjoints of [`lut`].
+#[must_use]
+pub fn lut_grad_inputs(wiring: &Tensor, tables: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
+    let mut dx = vec![0.0f32; x.len()];
+    input_grads(&w, tables.data(), x.data(), dy.data(), b, &mut dx);
+    Tensor::new(x.shape().to_vec(), dx)
+}
+
+/// `(wiring, x [N, B]) -> [W, B]`: row `j` is the row of `x` that address bit `i` of node
+/// `j` reads.
+#[must_use]
+pub fn gather_inputs(wiring: &Tensor, i: usize, x: &Tensor) -> Tensor {
+    let (k, b) = (wiring.shape()[1], x.shape()[1]);
+    let mut out = Vec::with_capacity(wiring.shape()[0] * b);
+    for node in wiring.data().chunks_exact(k) {
+        let s = node[i] as usize;
+        out.extend_from_slice(&x.data()[s * b..(s + 1) * b]);
+    }
+    Tensor::new(vec![wiring.shape()[0], b], out)
+}
+
+/// `(wiring, like [N, B], v [W, B]) -> [N, B]`: the adjoint of [`gather_inputs`], row `n`
+/// the sum (in node order) of the rows of `v` whose address bit `i` reads `n`.
+#[must_use]
+pub fn scatter_inputs(wiring: &Tensor, i: usize, like: &Tensor, v: &Tensor) -> Tensor {
+    let (k, b) = (wiring.shape()[1], like.shape()[1]);
+    let mut out = vec![0.0f32; like.len()];
+    for (node, row) in wiring.data().chunks_exact(k).zip(v.data().chunks_exact(b)) {
+        let s = node[i] as usize;
+        out[s * b..(s + 1) * b].iter_mut().zip(row).for_each(|(o, r)| *o += r);
+    }
+    Tensor::new(like.shape().to_vec(), out)
+}
+
+/// Position in a table of `2^k` entries of entry `s` of a table of `2^(k-1)` with a 0
+/// inserted as address bit `i`.
+fn with_bit_cleared(s: usize, i: usize) -> usize {
+    (s >> i << (i + 1)) | (s & ((1 << i) - 1))
+}
+
+/// `[W, 2^k] -> [W, 2^(k-1)]`: each table's differences along address bit `i`
+/// (`t|bit i = 1 - t|bit i = 0`, the table of `dy/dx_i`).
+#[must_use]
+pub fn table_slope(t: &Tensor, i: usize) -> Tensor {
+    let (w, size) = (t.shape()[0], t.shape()[1]);
+    let mut out = Vec::with_capacity(t.len() / 2);
+    for row in t.data().chunks_exact(size.max(1)) {
+        out.extend((0..size / 2).map(|s| {
+            let lo = with_bit_cleared(s, i);
+            row[lo | 1 << i] - row[lo]
+        }));
+    }
+    Tensor::new(vec![w, size / 2], out)
+}
+
+/// `[W, 2^(k-1)] -> [W, 2^k]`: the adjoint of [`table_slope`].
+#[must_use]
+pub fn table_slope_adjoint(d: &Tensor, i: usize) -> Tensor {
+    let (w, half) = (d.shape()[0], d.shape()[1]);
+    let mut out = vec![0.0f32; 2 * d.len()];
+    for (row, o) in d.data().chunks_exact(half.max(1)).zip(out.chunks_exact_mut(2 * half.max(1))) {
+        for (s, &v) in row.iter().enumerate() {
+            let lo = with_bit_cleared(s, i);
+            o[lo] = -v;
+            o[lo | 1 << i] = v;
+        }
+    }
+    Tensor::new(vec![w, 2 * half], out)
+}
+
+/// `[W, k] -> [W, k-1]`: the wiring without address bit `i` (of the tables [`table_slope`]
+/// makes).
+#[must_use]
+pub fn wiring_without(wiring: &Tensor, i: usize) -> Tensor {
+    let (w, k) = (wiring.shape()[0], wiring.shape()[1]);
+    let data = wiring
+        .data()
+        .chunks_exact(k)
+        .flat_map(|n| n.iter().enumerate().filter(|(m, _)| *m != i).map(|(_, &v)| v))
+        .collect();
+    Tensor::new(vec![w, k - 1], data)
+}
+
+/// `[W, B] -> [B, C]`: class `c`'s score is the sum of the `c`-th of `C` equal groups of
+/// rows (nodes), example by example, in node order.
+#[must_use]
+pub fn group_sum(x: &Tensor, classes: usize) -> Tensor {
+    let (w, b) = (x.shape()[0], x.shape()[1]);
+    let per = w / classes.max(1);
+    let mut s = vec![0.0f32; b * classes];
+    for (j, row) in x.data().chunks_exact(b.max(1)).enumerate() {
+        let c = j / per;
+        for (e, &y) in row.iter().enumerate() {
+            s[e * classes + c] += y;
+        }
+    }
+    Tensor::new(vec![b, classes], s)
+}
+
+/// `(like [W, B], g [B, C]) -> [W, B]`: the adjoint of [`group_sum`], each node's row the
+/// scores' adjoints of its class.
+#[must_use]
+pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
+    let (w, b) = (like.shape()[0], like.shape()[1]);
+    let per = w / classes.max(1);
+    let mut out = vec![0.0f32; w * b];
+    for (j, row) in out.chunks_exact_mut(b.max(1)).enumerate() {
+        let c = j / per;
+        for (e, v) in row.iter_mut().enumerate() {
+            *v = g.data()[e * classes + c];
+        }
+    }
+    Tensor::new(vec![w, b], out)
+}
+
+/// Whether two-input function `f` (its truth table over `s = a + 2b`) is 1 at `s`, as f32.
+const TRUTH: [[f32; 16]; 4] = {
+    let mut m = [[0.0f32; 16]; 4];
+    let mut s = 0;
+    while s < 4 {
+        let mut f = 0;
+        while f < 16 {
+            m[s][f] = ((f >> s) & 1) as f32;
+            f += 1;
+        }
+        s += 1;
+    }
+    m
+};
+
+/// `[W, 16] -> [W, 4]`: a distribution over the 16 two-input functions to the relaxed
+/// 2-LUT table it mixes, `t_s = sum_f p_f [f(s)]`.
+#[must_use]
+pub fn truth_tables(p: &Tensor) -> Tensor {
+    let mut out = vec![0.0f32; p.len() / 4];
+    out.par_chunks_mut(4).zip(p.data().par_chunks(16)).for_each(|(t, p)| {
+        for (v, row) in t.iter_mut().zip(&TRUTH) {
+            *v = row.iter().zip(p).map(|(m, q)| m * q).sum();
+        }
+    });
+    Tensor::new(vec![p.shape()[0], 4], out)
+}
+
+/// `[W, 4] -> [W, 16]`: the adjoint of [`truth_tables`], `dp_f = sum_s dt_s [f(s)]`.
+#[must_use]
+pub fn truth_tables_adjoint(dt: &Tensor) -> Tensor {
+    let mut out = vec![0.0f32; dt.len() * 4];
+    out.par_chunks_mut(16).zip(dt.data().par_chunks(4)).for_each(|(dp, dt)| {
+        for (f, v) in dp.iter_mut().enumerate() {
+            *v = (0..4).map(|s| TRUTH[s][f] * dt[s]).sum();
+        }
+    });
+    Tensor::new(vec![dt.shape()[0], 16], out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Forward and both adjoints of a layer, for comparing the two loops.
+    fn run(w: &LayerWiring, t: &[f32], x: &[f32], dy: &[f32], b: usize) -> Vec<f32> {
+        let mut y = vec![0.0; w.width() * b];
+        forward(w, t, x, b, &mut y);
+        let mut dt = vec![0.0; t.len()];
+        table_grads(w, x, dy, b, &mut dt);
+        let mut dx = vec![0.0; x.len()];
+        input_grads(w, t, x, dy, b, &mut dx);
+        [y, dt, dx].concat()
+    }
+
+    proptest! {
+        /// The bilinear two-input loops and the general mux-tree loops are the same map
+        /// (a 2-input LUT written as a 3-input one that ignores its last input).
+        #[test]
+        fn bilinear_matches_tree(
+            t in proptest::collection::vec(0.0f32..1.0, 12),
+            x in proptest::collection::vec(0.0f32..1.0, 3 * 21),
+            dy in proptest::collection::vec(-1.0f32..1.0, 3 * 21),
+        ) {
+            let b = 21;
+            let two = LayerWiring::new(2, vec![0, 1, 2, 0, 1, 2], 3);
+            let three = LayerWiring::new(3, vec![0, 1, 2, 2, 0, 1, 1, 2, 0], 3);
+            let t3: Vec<f32> = t.chunks(4).flat_map(|c| [c, c].concat()).collect();
+            let got = run(&two, &t, &x, &dy, b);
+            let want = run(&three, &t3, &x, &dy, b);
+            let (y, dt) = (&got[..3 * b], &got[3 * b..3 * b + 12]);
+            let (y3, dt3) = (&want[..3 * b], &want[3 * b..3 * b + 24]);
+            for (a, c) in y.iter().zip(y3) {
+                prop_assert!((a - c).abs() < 1e-5);
+            }
+            // The ignored input splits each table adjoint over its two copies.
+            for (j, d) in dt.chunks(4).enumerate() {
+                for s in 0..4 {
+                    let both = dt3[8 * j + s] + dt3[8 * j + 4 + s];
+                    prop_assert!((d[s] - both).abs() < 1e-4, "{} vs {both}", d[s]);
+                }
+            }
+            // Input adjoints of the third input are zero in `three`'s extra reads.
+            for (a, c) in got[3 * b + 12..].iter().zip(&want[3 * b + 24..]) {
+                prop_assert!((a - c).abs() < 1e-4, "{a} vs {c}");
+            }
+        }
+
+        /// The reverse maps of a 3-input relaxed LUT layer against central differences.
+        #[test]
+        fn tree_reverse_matches_finite_differences(
+            t in proptest::collection::vec(0.0f32..1.0, 16),
+            x in proptest::collection::vec(0.05f32..0.95, 4),
+        ) {
+            let w = LayerWiring::new(3, vec![0, 1, 2, 3, 1, 0], 4);
+            let loss = |t: &[f32], x: &[f32]| {
+                let mut y = vec![0.0; 2];
+                forward(&w, t, x, 1, &mut y);
+                y[0] - 2.0 * y[1]
+            };
+            let (mut dx, mut dt) = (vec![0.0; 4], vec![0.0; 16]);
+            input_grads(&w, &t, &x, &[1.0, -2.0], 1, &mut dx);
+            table_grads(&w, &x, &[1.0, -2.0], 1, &mut dt);
+            let h = 1e-2f32;
+            for i in 0..4 {
+                let (mut up, mut down) = (x.clone(), x.clone());
+                up[i] += h;
+                down[i] -= h;
+                let fd = (loss(&t, &up) - loss(&t, &down)) / (2.0 * h);
+                prop_assert!((fd - dx[i]).abs() < 1e-3, "dx{i}: {fd} vs {}", dx[i]);
+            }
+            for s in 0..16 {
+                let (mut up, mut down) = (t.clone(), t.clone());
+                up[s] += h;
+                down[s] -= h;
+                let fd = (loss(&up, &x) - loss(&down, &x)) / (2.0 * h);
+                prop_assert!((fd - dt[s]).abs() < 1e-3, "dt{s}: {fd} vs {}", dt[s]);
+            }
+        }
+    }
+
+    #[test]
+    fn zero_one_inputs_read_the_table() {
+        let w = LayerWiring::new(3, vec![0, 1, 2], 3);
+        let t: Vec<f32> = (0..8).map(|s| if s == 5 || s == 6 { 1.0 } else { 0.0 }).collect();
+        for s in 0..8usize {
+            let x: Vec<f32> = (0..3).map(|i| (s >> i & 1) as f32).collect();
+            let mut y = [0.0];
+            forward(&w, &t, &x, 1, &mut y);
+            assert_eq!(y[0], t[s]);
+        }
+    }
+
+    #[test]
+    fn readers_invert_the_wiring() {
+        let w = LayerWiring::new(2, vec![2, 0, 2, 2, 1, 0], 4);
+        let got: Vec<Vec<u32>> = (0..4).map(|n| w.readers_of(n).to_vec()).collect();
+        assert_eq!(got, vec![vec![1, 5], vec![4], vec![0, 2, 3], vec![]]);
+    }
+}
