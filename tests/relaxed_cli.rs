@@ -84,3 +84,41 @@ fn relaxed_models_refuse_bad_specs_with_exit_2() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("groupsum"));
 }
+
+#[test]
+fn gates_models_take_the_relaxed_path_in_the_bool_domain() -> Result<(), Box<dyn std::error::Error>> {
+    // No --domain: a gates: model is trained relaxed and discretised, with a cosine
+    // learning-rate schedule; metrics.json names the path.
+    let d = tempfile::tempdir()?;
+    let args = [
+        "train",
+        "--data",
+        "iris",
+        "--model",
+        "gates:64x2",
+        "--epochs",
+        "40",
+        "--batch",
+        "16",
+        "--lr",
+        "0.05",
+        "--lr-schedule",
+        "cosine",
+        "--out",
+        "r",
+        "--json",
+    ];
+    let o = circuitlearn(&args, d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = last_json(&o)?;
+    assert_eq!(m["training_path"], "relaxed", "{m}");
+    assert_eq!(m["relaxed"]["cosine"], true, "{m}");
+    assert_eq!(m["epochs"], 40, "{m}");
+    assert!(m["test_accuracy"].as_f64().ok_or("acc")? >= 0.8, "{m}");
+    let bad =
+        circuitlearn(&["train", "--data", "iris", "--model", "gates:8x2", "--lr-schedule", "step"], d.path());
+    assert_eq!(bad.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(err.contains("--lr-schedule 'step'") && err.lines().count() == 1, "{err}");
+    Ok(())
+}

@@ -32,8 +32,10 @@ pub struct TrainArgs {
     /// Fraction of --data held out for testing when --test is not given.
     #[arg(long, default_value_t = 0.3)]
     pub test_fraction: f64,
-    /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear [default:
-    /// lut:6:64x1,groupsum:C for C classes, or lut:6:9000x2:1500,groupsum:10 for fashion-mnist].
+    /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear | gates:WxD[:O]
+    /// (relaxed two-input gates, trained smooth and discretised) [default:
+    /// lut:6:64x1,groupsum:C for C classes; for fashion-mnist gates:16000x5:2000, or
+    /// lut:6:9000x2:1500,groupsum:10 with --optimizer rda].
     #[arg(long)]
     pub model: Option<String>,
     /// Domain of the model: bool (Boolean circuits) or smooth (f32 tensor circuits trained
@@ -46,7 +48,9 @@ pub struct TrainArgs {
     pub domain: String,
     /// Optimiser: rda (the RDA family's working member: faithful for table, votes
     /// otherwise), faithful (per-example RDA on any model), votes (batched, vote counting)
-    /// or parity (batched, Z2 sum; shows why votes are needed) [default: rda].
+    /// or parity (batched, Z2 sum; shows why votes are needed); relaxed gates:
+    /// models train with adam [default: rda; for fashion-mnist without --model, the
+    /// relaxed default model (naming rda picks the RDA default instead)].
     #[arg(long)]
     pub optimizer: Option<String>,
     /// Loss: xor (the Boolean loss); for --domain smooth, softmax-ce or mse [default: xor, or softmax-ce for smooth].
@@ -54,17 +58,19 @@ pub struct TrainArgs {
     pub loss: Option<String>,
     /// Numeric feature encoding: threshold | thermometer:B (per-feature quantiles) |
     /// uniform:B (B equally spaced thresholds over the data's range) [default:
-    /// thermometer:8, or thermometer:3 for fashion-mnist].
+    /// thermometer:8; for fashion-mnist uniform:7 (relaxed) or thermometer:3 (RDA)].
     #[arg(long)]
     pub encoding: Option<String>,
-    /// Passes over the training data.
-    #[arg(long, default_value_t = 20)]
-    pub epochs: usize,
+    /// Passes over the training data [default: 20; 10 for the fashion-mnist default
+    /// relaxed model].
+    #[arg(long)]
+    pub epochs: Option<usize>,
     /// Examples per batch [default: 1024 for the votes optimiser (2048 for fashion-mnist), 128
     /// for smooth and relaxed models].
     #[arg(long)]
     pub batch: Option<usize>,
-    /// Learning rate: for Boolean RDA, the probability that a winning flip is applied.
+    /// Learning rate: for Boolean RDA, the probability that a winning flip is applied; for
+    /// relaxed models Adam's rate [default: 0.3 RDA; 0.01 relaxed, 0.1 for fashion-mnist].
     #[arg(long)]
     pub lr: Option<f64>,
     /// Seed for the split, the wiring, the initial parameters and training.
@@ -93,9 +99,15 @@ pub struct TrainArgs {
     /// Relaxed models: GroupSum temperature (class score = group sum / tau) [default: sqrt of the group size].
     #[arg(long)]
     pub tau: Option<f64>,
-    /// Relaxed models: added at initialisation to the logit of the pass-through function.
-    #[arg(long, default_value_t = 0.0)]
-    pub residual: f64,
+    /// Relaxed models: added at initialisation to the logit of the pass-through function
+    /// [default: 0; 2 for the fashion-mnist default relaxed model].
+    #[arg(long)]
+    pub residual: Option<f64>,
+    /// Relaxed models: learning-rate schedule, constant or cosine (decay to 0 over the
+    /// run) [default: constant; cosine for the fashion-mnist default relaxed model].
+    #[arg(long)]
+    #[serde(default)]
+    pub lr_schedule: Option<String>,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -127,6 +139,9 @@ pub struct Metrics {
     pub model: String,
     /// Optimiser.
     pub optimizer: String,
+    /// How the model was trained: `rda`/`rda-votes` (Boolean RDA, `init+` when started
+    /// from `--init`), `relaxed` (relaxed logic, discretised) or `smooth` (f32 tensors).
+    pub training_path: String,
     /// Epochs run.
     pub epochs: usize,
     /// Why training stopped.
@@ -268,6 +283,38 @@ pub(super) fn passes_text(a: &TrainArgs) -> &str {
     a.passes.as_deref().unwrap_or(if a.data == "fashion-mnist" { "strash" } else { "strash,fraig" })
 }
 
+/// The model `--data fashion-mnist` trains by default: relaxed two-input gates (five
+/// layers, 2,000 outputs = 200 per class), trained smooth and discretised into the
+/// Boolean network of the same wiring (BENCHMARKS.md, "Fashion-MNIST: relaxed gates").
+const FASHION_MNIST_RELAXED: &str = "gates:16000x5:2000";
+
+/// Whether `train` in the Boolean domain takes the relaxed-logic path: a `gates:` model,
+/// or Fashion-MNIST with no model, optimiser or `--init` named (its default).
+fn takes_relaxed_path(a: &TrainArgs) -> bool {
+    let fashion_default =
+        a.data == "fashion-mnist" && a.model.is_none() && a.optimizer.is_none() && a.init.is_none();
+    a.model.as_deref().is_some_and(|m| m.starts_with("gates:")) || fashion_default
+}
+
+/// `a` with the Fashion-MNIST relaxed defaults filled in where no flag was given: the
+/// default model, 10 epochs, a uniform 7-bit thermometer, Adam rate 0.1 with cosine
+/// decay, GroupSum temperature 8, residual initialisation 2.
+fn with_relaxed_defaults(a: &TrainArgs) -> TrainArgs {
+    let mut r = a.clone();
+    if a.data == "fashion-mnist" {
+        if r.model.is_none() {
+            r.model = Some(FASHION_MNIST_RELAXED.to_owned());
+            r.tau.get_or_insert(8.0);
+            r.epochs.get_or_insert(10);
+        }
+        r.encoding.get_or_insert_with(|| "uniform:7".to_owned());
+        r.lr.get_or_insert(0.1);
+        r.residual.get_or_insert(2.0);
+        r.lr_schedule.get_or_insert_with(|| "cosine".to_owned());
+    }
+    r
+}
+
 /// A trained model that `--init` starts from.
 struct InitModel {
     net: Network,
@@ -306,6 +353,14 @@ fn read_init(a: &TrainArgs, path: &Path, train: &Dataset) -> anyhow::Result<Init
     Ok(InitModel { net, params, encoder: file.encoder, seed: file.seed })
 }
 
+impl TrainArgs {
+    /// `--epochs`, or 20.
+    #[must_use]
+    pub fn epoch_count(&self) -> usize {
+        self.epochs.unwrap_or(20)
+    }
+}
+
 /// Runs `train`.
 ///
 /// # Errors
@@ -324,9 +379,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .into());
     }
     match a.domain.as_str() {
+        "bool" if takes_relaxed_path(a) => return super::train_relaxed::run(&with_relaxed_defaults(a)),
         "bool" => {}
         "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
-            return super::train_relaxed::run(a);
+            return super::train_relaxed::run(&with_relaxed_defaults(a));
         }
         "smooth" => return super::train_smooth::run(a),
         other => {
@@ -395,12 +451,12 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     };
     let init = if spec.body == Body::Table { Init::Zeros } else { Init::Random };
     let trainer = Trainer::new(optimizer)
-        .epochs(a.epochs)
+        .epochs(a.epoch_count())
         .batch(a.batch.unwrap_or(if fashion { FASHION_MNIST_BATCH } else { 1024 }))
         .seed(a.seed)
         .init(init);
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
-    let bar = progress(a.epochs as u64, a.json, "train");
+    let bar = progress(a.epoch_count() as u64, a.json, "train");
     let init_figures = init_params.as_ref().map(|p| InitFigures {
         model: a.init.as_deref().unwrap_or(Path::new("")).display().to_string(),
         test_accuracy: accuracy(&predict(&net, p, &x_test), &test.labels),
@@ -453,6 +509,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         domain: "bool".into(),
         model: spec.to_string(),
         optimizer: optimizer.name().into(),
+        training_path: if init_figures.is_some() {
+            format!("init+{}", optimizer.name())
+        } else {
+            optimizer.name().into()
+        },
         epochs: report.history.len(),
         stop: format!("{:?}", report.stop),
         seed: a.seed,

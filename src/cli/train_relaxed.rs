@@ -68,14 +68,23 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?;
     let defaults = RelaxedParams::default();
     let p = RelaxedParams {
-        epochs: a.epochs,
+        epochs: a.epoch_count(),
         batch: a.batch.unwrap_or(defaults.batch),
         lr: a.lr.map_or(defaults.lr, |v| v as f32),
         tau: a.tau.map_or_else(|| default_tau(&net), |v| v as f32),
         seed: a.seed,
-        residual: a.residual as f32,
+        residual: a.residual.unwrap_or(0.0) as f32,
+        cosine: match a.lr_schedule.as_deref() {
+            None | Some("constant") => false,
+            Some("cosine") => true,
+            Some(o) => {
+                return Err(
+                    UsageError(format!("unknown --lr-schedule '{o}'; expected constant or cosine")).into()
+                );
+            }
+        },
     };
-    let bar = progress(a.epochs as u64, a.json, "train");
+    let bar = progress(a.epoch_count() as u64, a.json, "train");
     let t0 = Instant::now();
     let report = relaxed::train(&net, &x_train, &train.labels, &p, |s, _| {
         bar.set_message(format!("loss {:.4}, running acc {:.3}", s.loss, s.running_accuracy));
@@ -114,6 +123,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             domain: "smooth".into(),
             model: spec.to_string(),
             optimizer: "adam".into(),
+            training_path: "relaxed".into(),
             epochs: report.history.len(),
             stop: format!("{:?}", report.stop),
             seed: a.seed,

@@ -27,6 +27,8 @@ struct SmoothMetrics {
     domain: &'static str,
     model: String,
     optimizer: String,
+    /// Always `smooth` (see the Boolean `Metrics::training_path`).
+    training_path: &'static str,
     loss: &'static str,
     lr: f32,
     epochs: usize,
@@ -210,13 +212,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let p = TrainParams {
         loss,
         optimizer,
-        epochs: a.epochs,
+        epochs: a.epoch_count(),
         batch,
         seed: a.seed,
         shuffle: true,
         max_steps: None,
     };
-    let bar = progress(a.epochs as u64, a.json, "train");
+    let bar = progress(a.epoch_count() as u64, a.json, "train");
     let mut epoch_seconds = Vec::new();
     let t0 = Instant::now();
     fit(&mut model, &d.train, &p, |s| {
@@ -231,9 +233,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         domain: "smooth",
         model: spec_text.clone(),
         optimizer: optimizer.name.to_owned(),
+        training_path: "smooth",
         loss: loss.name(),
         lr,
-        epochs: a.epochs,
+        epochs: a.epoch_count(),
         batch,
         seed: a.seed,
         train_examples: d.train.len(),
@@ -284,7 +287,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             metrics.params,
             metrics.epochs,
             seconds,
-            seconds / a.epochs.max(1) as f64
+            seconds / a.epoch_count().max(1) as f64
         );
         println!("wrote {}/model.json and {}/metrics.json", out.display(), out.display());
     }

@@ -399,11 +399,15 @@ pub struct RelaxedParams {
     pub seed: u64,
     /// Added to the pass-through logit at initialisation (0 = plain normal init).
     pub residual: f32,
+    /// Cosine learning-rate decay: step `t` of `T` uses `lr (1 + cos(pi t / T)) / 2`;
+    /// otherwise the rate stays `lr`.
+    #[serde(default)]
+    pub cosine: bool,
 }
 
 impl Default for RelaxedParams {
     fn default() -> Self {
-        Self { epochs: 20, batch: 128, lr: 0.01, tau: 1.0, seed: 0, residual: 0.0 }
+        Self { epochs: 20, batch: 128, lr: 0.01, tau: 1.0, seed: 0, residual: 0.0, cosine: false }
     }
 }
 
@@ -453,10 +457,17 @@ pub fn train(
     let mut history = Vec::new();
     let mut order: Vec<usize> = (0..labels.len()).collect();
     let flat = |params: &[Tensor]| params.iter().flat_map(|t| t.data().iter().copied()).collect::<Vec<f32>>();
+    let total_steps = (labels.len().div_ceil(p.batch.max(1)) * p.epochs).max(1);
+    let mut steps = 0usize;
     for epoch in 1..=p.epochs {
         order.shuffle(&mut rng);
         let (mut loss, mut correct) = (0.0f64, 0usize);
         for idx in order.chunks(p.batch.max(1)) {
+            if p.cosine {
+                let phase = std::f32::consts::PI * steps as f32 / total_steps as f32;
+                adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
+            }
+            steps += 1;
             let (x, y) = (gather(inputs, idx), one_hot(labels, idx, classes));
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x, &y]).collect();
             let mut out = eval(&step, &ins);
