@@ -237,6 +237,14 @@ fn plot_draws_runs_and_rejects_non_metrics() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let svg = std::fs::read_to_string(d.path().join("p.svg")).unwrap();
     assert_eq!(svg.matches("<circle").count(), 3 + 2, "3 points and 2 legend entries: {svg}");
+    // A smooth model (an MLP) is not a circuit: skipped, not an error.
+    std::fs::write(d.path().join("mlp.json"), r#"{"domain":"smooth","and_nodes":null,"test_accuracy":0.88}"#)
+        .unwrap();
+    let out = circuitlearn(&["plot", "a", "b", "c", "mlp.json", "-o", "q.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("skipped mlp.json"));
+    let svg = std::fs::read_to_string(d.path().join("q.svg")).unwrap();
+    assert_eq!(svg.matches("<circle").count(), 3 + 2, "{svg}");
     std::fs::write(d.path().join("x.json"), r#"{"test_accuracy":0.5}"#).unwrap();
     assert_bad_input(&["plot", "x.json"], d.path(), "x.json: no number \"and_nodes\"");
     assert_bad_input(&["plot", "missing"], d.path(), "missing");

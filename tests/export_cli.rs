@@ -131,6 +131,42 @@ fn verify_checks_a_trained_model_with_every_tool() -> Result<(), Box<dyn std::er
     Ok(())
 }
 
+#[test]
+fn verify_simulates_every_test_image_of_an_idx_directory() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let fixture = fixture.to_str().ok_or("fixture path")?;
+    let args = ["train", "--data", fixture, "--model", "lut:4:20x1,groupsum:10", "--encoding", "uniform:3"];
+    let o = circuitlearn(&[&args[..], &["--epochs", "2", "--out", "runs/tiny"]].concat(), d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The bench `train` writes holds the 6 training and 4 test images (784 x 3 input
+    // bits, 4 output bits: the class index).
+    let mem = std::fs::read_to_string(d.path().join("testbenches/tiny.mem"))?;
+    assert_eq!(mem.lines().count(), 10);
+    assert!(mem.lines().all(|l| l.len() == 784 * 3 + 1 + 4), "{}", &mem[..80]);
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let verify = ["verify", "--model", "runs/tiny/model.json", "--icarus", "--data", fixture];
+    let o = circuitlearn(&[&verify[..], &["--vectors", "5", "--json"]].concat(), d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let j: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())?;
+    // The 4 test images, encoded by the model's encoder, then 5 random vectors.
+    assert_eq!(j["icarus"]["result"], "pass", "{j}");
+    assert_eq!((j["icarus"]["vectors"].as_u64(), j["icarus"]["data_vectors"].as_u64()), (Some(9), Some(4)));
+    assert!(j["icarus"]["data"].as_str().ok_or("data")?.ends_with("t10k-*"), "{j}");
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/tiny/verify/verify.json"))?)?;
+    assert_eq!(saved, j);
+    // Data that does not fit the model is refused with one line.
+    let o =
+        circuitlearn(&["verify", "--model", "runs/tiny/model.json", "--icarus", "--data", "iris"], d.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("encoding iris for runs/tiny/model.json"), "{}", stderr(&o));
+    Ok(())
+}
+
 /// Exports `file` (written with `content`) and expects one error line containing `want`
 /// and exit status 2.
 fn refused(content: &[u8], file: &str, want: &str) -> Result<(), Box<dyn std::error::Error>> {

@@ -15,7 +15,9 @@ use circuitlearn::io::testbench::{concat_examples, random_inputs, write_testbenc
 use circuitlearn::io::verilog::{LutStyle, VerilogParams, module_name, to_verilog};
 use circuitlearn::io::{Netlist, write_atomic};
 use circuitlearn::lanes::BitMatrix;
-use circuitlearn::tools::{Cec, IcarusOutcome, Matching, Tool, abc_cec, run_icarus, yosys_counts};
+use circuitlearn::tools::{
+    Cec, IcarusOutcome, Matching, Tool, abc_cec, run_icarus, run_icarus_every, yosys_counts,
+};
 use common::{have, random_circuit, trained_iris};
 use std::path::{Path, PathBuf};
 
@@ -80,6 +82,15 @@ fn icarus_reports_a_wrong_expectation() -> Result {
         }
         IcarusOutcome::Pass { .. } => panic!("a tampered vector passed"),
     }
+    // `+step=K` checks vectors 0, K, 2K, ...: with K = 5 vector 5 is among them, with
+    // K = 2 it is not.
+    match run_icarus_every(d.path(), &files_bench, &d.path().join("g.v"), "g_tb", 5)? {
+        IcarusOutcome::Mismatch { report, .. } => {
+            assert!(report.contains("FAIL: 1 of 52 vectors mismatched"), "{report}");
+        }
+        IcarusOutcome::Pass { .. } => panic!("vector 5 was not checked with step 5"),
+    }
+    assert_pass(&run_icarus_every(d.path(), &files_bench, &d.path().join("g.v"), "g_tb", 2)?, 128, "step 2");
     Ok(())
 }
 

@@ -11,11 +11,11 @@ use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
 use crate::io::netlist::model_name_from;
-use crate::io::testbench::{TestbenchError, random_inputs, write_testbench};
+use crate::io::testbench::{TestbenchError, concat_examples, random_inputs, write_testbench};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
 use crate::lanes::BitMatrix;
-use crate::tools::{IcarusOutcome, Tool, run_icarus};
+use crate::tools::{IcarusOutcome, Tool, run_icarus_every};
 use anyhow::Context;
 use clap::{ArgGroup, Args, ValueEnum};
 use std::io::Write;
@@ -260,13 +260,35 @@ impl TrainedExport {
     }
 }
 
-/// Gate evaluations (vectors times gates) the bench `train` writes may ask Icarus for:
-/// about five seconds of `vvp` on this machine. `verify --icarus` checks every vector.
+/// Gate evaluations (vectors times gates) `train` may ask Icarus for: about five seconds
+/// of `vvp` on this machine. Beyond it `train` checks evenly spaced vectors of its bench
+/// (`+step=K`); running the bench, or `verify --icarus`, checks every vector.
 pub const TRAIN_BENCH_BUDGET: usize = 1 << 20;
 
+/// Most vectors the bench `train` writes holds (a line is one example's input and output
+/// bits: 10,000 encoded Fashion-MNIST images make a 24 MB vectors file).
+pub const TRAIN_BENCH_MAX_VECTORS: usize = 20_000;
+
+/// The examples of `train`'s bench: the training then the test examples when together
+/// they are at most [`TRAIN_BENCH_MAX_VECTORS`]; otherwise every test example (evenly
+/// spaced ones if there are more than that), as for Fashion-MNIST's 10,000 test images.
+#[must_use]
+pub fn train_bench_examples(x_train: &BitMatrix, x_test: &BitMatrix) -> BitMatrix {
+    if x_train.examples() + x_test.examples() <= TRAIN_BENCH_MAX_VECTORS {
+        return concat_examples(&[x_train, x_test]);
+    }
+    let total = x_test.examples();
+    if total <= TRAIN_BENCH_MAX_VECTORS {
+        return x_test.clone();
+    }
+    let keep = TRAIN_BENCH_MAX_VECTORS;
+    x_test.select_examples(&(0..keep).map(|i| i * total / keep).collect::<Vec<_>>())
+}
+
 /// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` and a
-/// bench into `bench_dir` over `vectors` (all of them, or evenly spaced ones within
-/// [`TRAIN_BENCH_BUDGET`], at least 256), and runs Icarus on it if `iverilog` is on PATH.
+/// bench into `bench_dir` over [`train_bench_examples`], and runs Icarus on it if
+/// `iverilog` is on PATH: on every vector, or on every K-th one within
+/// [`TRAIN_BENCH_BUDGET`] (at least 256 vectors).
 ///
 /// # Errors
 /// Failure to bind or write the files. Tool problems are reported in the result.
@@ -274,7 +296,7 @@ pub fn export_trained(
     name: &str,
     circuit: &Circuit<Bool>,
     params: &[bool],
-    vectors: &BitMatrix,
+    (x_train, x_test): (&BitMatrix, &BitMatrix),
     verilog_dir: &Path,
     bench_dir: &Path,
 ) -> anyhow::Result<TrainedExport> {
@@ -282,19 +304,18 @@ pub fn export_trained(
     let net = Netlist::indexed(&module, bind_params(circuit, params)?);
     let verilog = verilog_dir.join(format!("{module}.v"));
     export_to(&verilog, &net, Format::Verilog, &VerilogParams::default())?;
-    let total = vectors.examples();
+    let vectors = train_bench_examples(x_train, x_test);
+    let files = write_bench(bench_dir, &net, &vectors, 0)?;
+    let total = files.n_vectors;
     let keep = (TRAIN_BENCH_BUDGET / net.circuit().n_gates().max(1)).max(256);
-    let sample;
-    let vectors = if total > keep {
-        sample = vectors.select_examples(&(0..keep).map(|i| i * total / keep).collect::<Vec<_>>());
-        &sample
+    let step = total.div_ceil(keep);
+    let of = if step > 1 {
+        format!(" of {total}, every {step}th; `vvp` without +step checks all")
     } else {
-        vectors
+        String::new()
     };
-    let files = write_bench(bench_dir, &net, vectors, 0)?;
-    let of = if files.n_vectors < total { format!(" of {total}") } else { String::new() };
     let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
-        (Ok(_), Ok(_)) => match run_icarus(bench_dir, &files.bench, &verilog, &files.module) {
+        (Ok(_), Ok(_)) => match run_icarus_every(bench_dir, &files.bench, &verilog, &files.module, step) {
             Ok(IcarusOutcome::Pass { vectors, .. }) => {
                 ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))
             }
@@ -307,4 +328,23 @@ pub fn export_trained(
     };
     let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());
     Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_train_bench_keeps_every_test_example_of_big_data() {
+        let (small_train, small_test) = (random_inputs(24, 100, 1), random_inputs(24, 50, 2));
+        let both = train_bench_examples(&small_train, &small_test);
+        assert_eq!(both, concat_examples(&[&small_train, &small_test]));
+        // Fashion-MNIST's shape: 60,000 training and 10,000 test examples.
+        let (train, test) = (random_inputs(24, 60_000, 1), random_inputs(24, 10_000, 2));
+        assert_eq!(train_bench_examples(&train, &test), test);
+        let huge_test = random_inputs(24, 2 * TRAIN_BENCH_MAX_VECTORS, 3);
+        let kept = train_bench_examples(&train, &huge_test);
+        assert_eq!(kept.examples(), TRAIN_BENCH_MAX_VECTORS);
+        assert_eq!(kept.example(1), huge_test.example(2));
+    }
 }

@@ -23,8 +23,9 @@ pub struct PlotArgs {
 }
 
 /// The point of one run: `and_nodes`, `test_accuracy`, the series from
-/// `training_path` (else domain and optimiser), labelled with the run directory.
-fn point(path: &Path) -> anyhow::Result<Point> {
+/// `training_path` (else domain and optimiser), labelled with the run directory; `None`
+/// for a smooth-domain model that is not a circuit (an MLP: `and_nodes` null or absent).
+fn point(path: &Path) -> anyhow::Result<Option<Point>> {
     let file = if path.is_dir() { path.join("metrics.json") } else { path.to_path_buf() };
     let text = std::fs::read_to_string(&file)
         .map_err(|e| UsageError(format!("{}: cannot read: {e}", file.display())))?;
@@ -35,6 +36,9 @@ fn point(path: &Path) -> anyhow::Result<Point> {
             UsageError(format!("{}: no number \"{k}\" (is it a metrics.json?)", file.display()))
         })
     };
+    if m["domain"] == "smooth" && m["and_nodes"].is_null() {
+        return Ok(None);
+    }
     let text_of = |k: &str| m[k].as_str().unwrap_or("?").to_string();
     let series = m["training_path"]
         .as_str()
@@ -43,7 +47,7 @@ fn point(path: &Path) -> anyhow::Result<Point> {
         .parent()
         .and_then(Path::file_name)
         .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(Point { x: number("and_nodes")?, y: number("test_accuracy")?, series, label })
+    Ok(Some(Point { x: number("and_nodes")?, y: number("test_accuracy")?, series, label }))
 }
 
 /// Runs `plot`.
@@ -51,7 +55,13 @@ fn point(path: &Path) -> anyhow::Result<Point> {
 /// # Errors
 /// A missing or malformed metrics file (exit 2); an unwritable output (exit 1).
 pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
-    let points = a.runs.iter().map(|p| point(p)).collect::<anyhow::Result<Vec<_>>>()?;
+    let mut points = Vec::new();
+    for run in &a.runs {
+        match point(run)? {
+            Some(p) => points.push(p),
+            None => println!("skipped {}: a smooth model, not a circuit (no and_nodes)", run.display()),
+        }
+    }
     let svg = scatter_svg(&points, &a.title, "AIG AND nodes (whole classifier, log scale)", "test accuracy");
     write_atomic(&a.output, svg.as_bytes()).with_context(|| format!("writing {}", a.output.display()))?;
     println!("plotted {} runs -> {}", points.len(), a.output.display());

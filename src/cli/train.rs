@@ -9,7 +9,6 @@ use crate::aig::{Aig, LowerParams};
 use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::ModelFile;
 use crate::io::model_file::params_to_hex;
-use crate::io::testbench::concat_examples;
 use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Checkpoint, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
@@ -495,12 +494,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         (accuracy(&head(&x_train), &train.labels), accuracy(&head(&x_test), &test.labels))
     });
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
-    let vectors = concat_examples(&[&x_train, &x_test]);
     let hw = export_trained(
         &name,
         &classifier,
         &report.params,
-        &vectors,
+        (&x_train, &x_test),
         "verilog-out".as_ref(),
         "testbenches".as_ref(),
     )?;

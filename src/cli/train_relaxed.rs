@@ -10,7 +10,6 @@ use crate::aig::{Aig, LowerParams};
 use crate::data::Encoder;
 use crate::io::ModelFile;
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
-use crate::io::testbench::concat_examples;
 use crate::learn::head::accuracy;
 use crate::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
 use crate::learn::trainer::predict;
@@ -108,12 +107,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let (aig, pass_stats) = pass::run_script(&lowered, &script, a.check)?;
     let out = a.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&train.name));
     let name = out.file_name().map_or_else(|| train.name.clone(), |n| n.to_string_lossy().into_owned());
-    let vectors = concat_examples(&[&x_train, &x_test]);
     let hw = export_trained(
         &name,
         &classifier,
         &params,
-        &vectors,
+        (&x_train, &x_test),
         "verilog-out".as_ref(),
         "testbenches".as_ref(),
     )?;

@@ -1,8 +1,9 @@
 //! `circuitlearn verify`: exports a model (or a circuit file) into a work directory and
 //! checks the exports with external tools: Icarus co-simulation against the Rust
-//! simulator, Yosys LUT counts, ABC equivalence of the BLIF and AIGER exports.
+//! simulator, Yosys LUT counts, ABC equivalence of the BLIF and AIGER exports. The
+//! report (what `--json` prints) is also written to `WORK/verify.json`.
 
-use super::common::set_threads;
+use super::common::{UsageError, set_threads, write_json_file};
 use super::export::{Format, LutStyleArg, export_to, load, write_bench};
 use crate::data;
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
@@ -39,6 +40,11 @@ pub struct VerifyArgs {
     /// Random vectors for Icarus, besides the model's data set (all 2^n if n inputs allow).
     #[arg(long, default_value_t = 1000)]
     pub vectors: usize,
+    /// Data whose examples Icarus checks, encoded by the model's encoder: a built-in name,
+    /// a path, `fashion-mnist` or an IDX directory (its test split) [default: the
+    /// model's data set, if it can be found by name].
+    #[arg(long)]
+    pub data: Option<String>,
     /// LUT style of the checked Verilog.
     #[arg(long, value_enum, default_value = "table")]
     pub lut_style: LutStyleArg,
@@ -63,8 +69,12 @@ pub struct CheckFailed(pub String);
 pub struct IcarusReport {
     /// `pass` or `fail`.
     pub result: String,
-    /// Vectors in the bench.
+    /// Vectors in the bench (data examples, then random ones).
     pub vectors: usize,
+    /// Of which examples of the data set, encoded by the model's encoder.
+    pub data_vectors: usize,
+    /// Where they came from (empty when there are none).
+    pub data: String,
     /// Simulation log.
     pub log: PathBuf,
 }
@@ -136,20 +146,35 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
     };
     let mut failures = Vec::new();
     if a.icarus || all {
-        let inputs = vectors(a, &net)?;
+        let random = random_inputs(c.n_inputs(), a.vectors, 0);
+        let (examples, data) = match data_examples(a, c.n_inputs())? {
+            Some((x, from)) => (Some(x), from),
+            None => (None, String::new()),
+        };
+        let data_vectors = examples.as_ref().map_or(0, BitMatrix::examples);
+        let inputs = match &examples {
+            Some(x) => concat_examples(&[x, &random]),
+            None => random,
+        };
         let files = write_bench(&work, &net, &inputs, a.pipeline)?;
-        let r = match run_icarus(&work, &files.bench, &verilog, &files.module)? {
-            IcarusOutcome::Pass { vectors, log } => IcarusReport { result: "pass".into(), vectors, log },
+        let (result, vectors, log) = match run_icarus(&work, &files.bench, &verilog, &files.module)? {
+            IcarusOutcome::Pass { vectors, log } => ("pass", vectors, log),
             IcarusOutcome::Mismatch { report, log } => {
                 failures.push(format!(
                     "Icarus: the Verilog mismatches the simulator ({})\n{report}",
                     log.display()
                 ));
-                IcarusReport { result: "fail".into(), vectors: files.n_vectors, log }
+                ("fail", files.n_vectors, log)
             }
         };
+        let r = IcarusReport { result: result.into(), vectors, data_vectors, data, log };
         if !a.json {
-            println!("icarus: {} on {} vectors ({})", r.result, r.vectors, r.log.display());
+            let from = if r.data_vectors > 0 {
+                format!("{} examples of {} + {} random", r.data_vectors, r.data, r.vectors - r.data_vectors)
+            } else {
+                "random".into()
+            };
+            println!("icarus: {} on {} vectors ({from}; {})", r.result, r.vectors, r.log.display());
         }
         report.icarus = Some(r);
     }
@@ -171,6 +196,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         report.abc = Some(r);
     }
     report.ok = failures.is_empty();
+    write_json_file(&work.join("verify.json"), &report)?;
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     }
@@ -181,16 +207,40 @@ fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomic(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Bench vectors: the model's data set (every row, encoded) when it loads, then
-/// `--vectors` random ones.
-fn vectors(a: &VerifyArgs, net: &Netlist) -> anyhow::Result<BitMatrix> {
-    let n = net.circuit().n_inputs();
-    let random = random_inputs(n, a.vectors, 0);
-    let Some(m) = &a.model else { return Ok(random) };
+/// The examples Icarus checks besides random vectors, encoded by the model's own
+/// encoder, and where they came from: for image data (`fashion-mnist`, an IDX directory)
+/// every image of the test split, for other data every row. `None` without a model, or
+/// when the model's data set cannot be found by name and `--data` was not given.
+///
+/// # Errors
+/// `--data` that cannot be read or does not fit the model.
+fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitMatrix, String)>> {
+    let Some(m) = &a.model else { return Ok(None) };
     let file = ModelFile::read(m)?;
-    match data::load(&file.dataset).ok().and_then(|ds| file.encoder.encode(&ds).ok()) {
-        Some(x) if x.rows() == n => Ok(concat_examples(&[&x, &random])),
-        _ => Ok(random),
+    let name = a.data.as_deref().unwrap_or(&file.dataset);
+    let load = || -> anyhow::Result<(BitMatrix, String)> {
+        let (ds, from) = match super::images::load(name, None)? {
+            Some(img) => {
+                let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
+                (img.splits.test.to_dataset(&img.name, &names)?, img.test_source)
+            }
+            None => (data::load(name)?, name.to_owned()),
+        };
+        let x = file.encoder.encode(&ds).with_context(|| format!("encoding {name} for {}", m.display()))?;
+        if x.rows() != n_inputs {
+            return Err(UsageError(format!(
+                "{name} encodes to {} bits, the model {} has {n_inputs} inputs",
+                x.rows(),
+                m.display()
+            ))
+            .into());
+        }
+        Ok((x, from))
+    };
+    match load() {
+        Ok(found) => Ok(Some(found)),
+        Err(e) if a.data.is_some() => Err(e),
+        Err(_) => Ok(None),
     }
 }
 

@@ -7,7 +7,8 @@
 //! compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n> vectors` and calls
 //! `$finish`, or prints the first mismatches and calls `$fatal(1, ...)` (a plain `vvp`
 //! exits 0 even when outputs differ; `$fatal` makes the exit status say so). Run it from
-//! the directory holding the vectors file.
+//! the directory holding the vectors file. The plusarg `+step=K` checks vectors 0, K,
+//! 2K, ... only (a quick sample of a big bench; `PASS` then counts the checked ones).
 
 use super::atomic::write_atomic;
 use super::netlist::Netlist;
@@ -146,32 +147,37 @@ fn bench_text(
         "// Self-checking testbench for module {dut}: {nv} vectors from the circuitlearn simulator."
     );
     let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
+    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
     let _ = writeln!(s, "`timescale 1ns / 1ps");
     let _ = writeln!(s, "module {module};");
     let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
     s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
-    s.push_str("  integer i, j, errors;\n");
+    s.push_str("  integer j, k, step, checked, errors;\n");
     if latency == 0 {
         let _ = writeln!(s, "  {dut} dut (.x(x), .y(y));");
     } else {
         let _ = writeln!(s, "  reg clk;\n  {dut} dut (.clk(clk), .x(x), .y(y));");
     }
     let _ = writeln!(s, "  initial begin\n    $readmemb(\"{file}\", mem);\n    errors = 0;");
+    s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
+    s.push_str("    checked = (NV + step - 1) / step;\n");
     if latency == 0 {
-        s.push_str("    for (i = 0; i < NV; i = i + 1) begin\n");
-        s.push_str("      x = mem[i][NI+NO-1:NO];\n      #1;\n      j = i;\n");
+        s.push_str("    for (k = 0; k < checked; k = k + 1) begin\n");
+        s.push_str("      x = mem[k * step][NI+NO-1:NO];\n      #1;\n      j = k * step;\n");
     } else {
         s.push_str("    clk = 0;\n    x = 0;\n");
-        s.push_str("    for (i = 0; i < NV + LAT - 1; i = i + 1) begin\n");
-        s.push_str("      if (i < NV) x = mem[i][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n");
-        s.push_str("      j = i - (LAT - 1);\n");
+        s.push_str("    for (k = 0; k < checked + LAT - 1; k = k + 1) begin\n");
+        s.push_str(
+            "      if (k < checked) x = mem[k * step][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+        );
+        s.push_str("      j = (k - (LAT - 1)) * step;\n");
     }
     s.push_str("      if (j >= 0 && y !== mem[j][NO-1:0]) begin\n        errors = errors + 1;\n");
     let _ = writeln!(s, "        if (errors <= {MAX_REPORTED})");
     s.push_str("          $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
     s.push_str("      end\n    end\n");
-    s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, NV);\n");
-    s.push_str("    $display(\"PASS: %0d vectors\", NV);\n    $finish;\n  end\nendmodule\n");
+    s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, checked);\n");
+    s.push_str("    $display(\"PASS: %0d vectors\", checked);\n    $finish;\n  end\nendmodule\n");
     s
 }
 
@@ -236,29 +242,32 @@ mod tests {
         assert_eq!((tb.module.as_str(), tb.vectors_file.as_str(), tb.n_vectors), ("g_tb", "g.mem", 4));
         let want = r#"// Self-checking testbench for module g: 4 vectors from the circuitlearn simulator.
 // Each line of g.mem: x[1..0], '_', then the expected y[1..0].
+// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).
 `timescale 1ns / 1ps
 module g_tb;
   localparam NI = 2, NO = 2, NV = 4, LAT = 0;
   reg [NI+NO-1:0] mem [0:NV-1];
   reg [NI-1:0] x;
   wire [NO-1:0] y;
-  integer i, j, errors;
+  integer j, k, step, checked, errors;
   g dut (.x(x), .y(y));
   initial begin
     $readmemb("g.mem", mem);
     errors = 0;
-    for (i = 0; i < NV; i = i + 1) begin
-      x = mem[i][NI+NO-1:NO];
+    if (!$value$plusargs("step=%d", step) || step < 1) step = 1;
+    checked = (NV + step - 1) / step;
+    for (k = 0; k < checked; k = k + 1) begin
+      x = mem[k * step][NI+NO-1:NO];
       #1;
-      j = i;
+      j = k * step;
       if (j >= 0 && y !== mem[j][NO-1:0]) begin
         errors = errors + 1;
         if (errors <= 10)
           $display("MISMATCH vector %0d: x = %b, y = %b, expected %b", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);
       end
     end
-    if (errors != 0) $fatal(1, "FAIL: %0d of %0d vectors mismatched", errors, NV);
-    $display("PASS: %0d vectors", NV);
+    if (errors != 0) $fatal(1, "FAIL: %0d of %0d vectors mismatched", errors, checked);
+    $display("PASS: %0d vectors", checked);
     $finish;
   end
 endmodule
@@ -266,7 +275,7 @@ endmodule
         assert_eq!(tb.bench, want);
         let piped = testbench(&n, &random_inputs(2, 4, 0), 2)?.bench;
         assert!(piped.contains("  reg clk;\n  g dut (.clk(clk), .x(x), .y(y));\n"));
-        assert!(piped.contains("      j = i - (LAT - 1);\n"));
+        assert!(piped.contains("      j = (k - (LAT - 1)) * step;\n"));
         Ok(())
     }
 

@@ -36,6 +36,21 @@ pub fn run_icarus(
     design: &Path,
     bench_module: &str,
 ) -> Result<IcarusOutcome, ToolError> {
+    run_icarus_every(dir, bench, design, bench_module, 1)
+}
+
+/// [`run_icarus`] checking every `step`-th vector of the bench only (`vvp +step=K`, see
+/// [`crate::io::testbench`]); the outcome counts the vectors checked.
+///
+/// # Errors
+/// As [`run_icarus`].
+pub fn run_icarus_every(
+    dir: &Path,
+    bench: &Path,
+    design: &Path,
+    bench_module: &str,
+    step: usize,
+) -> Result<IcarusOutcome, ToolError> {
     // The tools run in `dir`: name every file absolutely so that does not matter.
     let io = |source| ToolError::Io { tool: Tool::Iverilog.name(), log: dir.to_path_buf(), source };
     let dir = std::path::absolute(dir).map_err(io)?;
@@ -54,7 +69,8 @@ pub fn run_icarus(
     ];
     Tool::Iverilog.run_ok(&args, dir, &compile_log)?;
     let run_log = dir.join(format!("{bench_module}.vvp.log"));
-    let out = Tool::Vvp.run(&["-n".as_ref(), vvp_file.as_os_str()], dir, &run_log)?;
+    let step = format!("+step={}", step.max(1));
+    let out = Tool::Vvp.run(&["-n".as_ref(), vvp_file.as_os_str(), step.as_ref()], dir, &run_log)?;
     let pass = out
         .text
         .lines()

@@ -9,6 +9,6 @@ pub mod tool;
 pub mod yosys;
 
 pub use abc::{Cec, Matching, abc_cec};
-pub use icarus::{IcarusOutcome, run_icarus};
+pub use icarus::{IcarusOutcome, run_icarus, run_icarus_every};
 pub use tool::{Tool, ToolError};
 pub use yosys::{YosysCounts, yosys_counts};
