@@ -57,17 +57,38 @@ fn check_against_differences(
         .zip(&v)
         .map(|(g, v)| if g.shape().is_empty() && !v.shape().is_empty() { 0.0 } else { dot(g, v) })
         .sum();
-    let h = 1e-3f32;
     let shift =
         |t: f32| -> Vec<Tensor> { x.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect() };
-    let (up, mid, down) =
-        (pairing(f, &shift(h), &dy), pairing(f, &shift(0.0), &dy), pairing(f, &shift(-h), &dy));
-    let numeric = (up - down) / (2.0 * f64::from(h));
-    let tol = 2e-2 * (1.0 + numeric.abs().max(analytic.abs()));
-    // One-sided differences that disagree mean a kink (relu, a max-pool switch) in the step.
-    prop_assume!(((up - mid) - (mid - down)).abs() / f64::from(h) < tol / 4.0);
-    prop_assert!((analytic - numeric).abs() < tol, "R[f] gives {analytic}, differences {numeric}");
-    Ok(())
+    slope_matches(|t| pairing(f, &shift(t), &dy), analytic, "R[f] gives")
+}
+
+/// Checks the directional derivative `analytic` of `g` at 0 against central differences
+/// of `g`, trying steps from 1e-3 down to 1e-4. A step is usable when its one-sided
+/// differences agree (no kink of relu or a max-pool switch within the step changes the
+/// slope); the check passes at the first usable step that agrees, fails when no usable
+/// step agrees, and rejects the case when no step is usable. Kinks whose slope changes
+/// cancel can sit in one step and not the next smaller one, while a wrong derivative
+/// disagrees at every step; smaller steps only cost f32 rounding of `g`, about 1e-7 / h,
+/// well inside the tolerance.
+fn slope_matches(g: impl Fn(f32) -> f64, analytic: f64, what: &str) -> Result<(), TestCaseError> {
+    let mid = g(0.0);
+    let mut disagreement = None;
+    for h in [1e-3f32, 3e-4, 1e-4] {
+        let (up, down) = (g(h), g(-h));
+        let numeric = (up - down) / (2.0 * f64::from(h));
+        let tol = 2e-2 * (1.0 + numeric.abs().max(analytic.abs()));
+        if ((up - mid) - (mid - down)).abs() / f64::from(h) >= tol / 4.0 {
+            continue;
+        }
+        if (analytic - numeric).abs() < tol {
+            return Ok(());
+        }
+        disagreement.get_or_insert(format!("{what} {analytic}, differences {numeric} (step {h})"));
+    }
+    match disagreement {
+        Some(m) => Err(TestCaseError::fail(m)),
+        None => Err(TestCaseError::reject("a kink within every step")),
+    }
 }
 
 /// The circuit of one gate over inputs of the given count.
@@ -152,8 +173,15 @@ fn relaxed_cases() -> Vec<(SmoothOp, Vec<Vec<usize>>, Option<Tensor>)> {
     ]
 }
 
+/// Twelve cases each, or `PROPTEST_CASES` when set (to run the checks longer by hand).
+fn config() -> ProptestConfig {
+    ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|c| c.parse().ok()).unwrap_or(12),
+    )
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(config())]
 
     #[test]
     fn every_gate_reverse_matches_differences(seed in any::<u64>()) {
@@ -198,40 +226,70 @@ proptest! {
 
     #[test]
     fn learners_gradient_matches_differences(seed in any::<u64>()) {
-        // The whole learner (small MLP and conv model, both losses): the parameter
-        // changes of the learner circuit against differences of the loss.
-        use layers::{Init, ModelSpec, SmoothModel};
-        for (spec, shape) in [("mlp:5x4", vec![6]), ("conv", vec![1, 12, 12]), ("hidden:3", vec![4])] {
-            let m = SmoothModel::from_spec(&spec.parse::<ModelSpec>().unwrap(), &shape, 3, Init::FanIn, seed).unwrap();
-            for kind in [loss::LossKind::Mse, loss::LossKind::SoftmaxCrossEntropy] {
-                let lens = loss::learner(&m.circuit, &kind.lens(), 1.0).unwrap();
-                let changes = parameter_changes(&lens, m.params.len());
-                let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 7);
-                let x = random(&[2].iter().chain(&shape).copied().collect::<Vec<_>>(), &mut rng);
-                let y = Tensor::new(vec![2, 3], vec![1., 0., 0., 0., 0., 1.]);
-                let mut ins: Vec<&Tensor> = m.params.iter().collect();
-                ins.extend([&x, &y]);
-                let grads = eval(&changes, &ins);
-                let v: Vec<Tensor> = m.params.iter().map(|p| random(p.shape(), &mut rng)).collect();
-                let analytic: f64 = grads.iter().zip(&v).map(|(g, v)| dot(g, v)).sum();
-                let loss_at = |t: f32| {
-                    let p: Vec<Tensor> = m.params.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect();
-                    let yhat = {
-                        let mut ins: Vec<&Tensor> = p.iter().collect();
-                        ins.push(&x);
-                        eval(&m.circuit, &ins).swap_remove(0)
-                    };
-                    let map = match kind { loss::LossKind::Mse => loss::mse_map(), loss::LossKind::SoftmaxCrossEntropy => loss::softmax_cross_entropy_map() };
-                    f64::from(eval(&map, &[&yhat, &y])[0].data()[0])
-                };
-                let h = 1e-3;
-                let (up, mid, down) = (loss_at(h), loss_at(0.0), loss_at(-h));
-                let numeric = (up - down) / (2.0 * f64::from(h));
-                let tol = 2e-2 * (1.0 + numeric.abs());
-                prop_assume!(((up - mid) - (mid - down)).abs() / f64::from(h) < tol / 4.0);
-                prop_assert!((analytic - numeric).abs() < tol, "{spec} {kind:?}: {analytic} vs {numeric}");
+        learner_gradient_matches(seed)?;
+    }
+}
+
+/// The whole learner (small MLP and conv model, both losses): the parameter changes of the
+/// learner circuit against differences of the loss. The parameters are the model's initial
+/// ones each moved by a random amount: with the init's zero biases, a hidden layer dead on
+/// an example puts every pre-activation of the next layer on that example exactly on relu's
+/// kink, where the loss has no derivative (relu_back takes slope 0 there) and its one-sided
+/// differences, which sum the kinks' slope changes, can still agree by chance.
+fn learner_gradient_matches(seed: u64) -> Result<(), TestCaseError> {
+    use layers::{Init, ModelSpec, SmoothModel};
+    let mut checked = 0;
+    for (spec, shape) in [("mlp:5x4", vec![6]), ("conv", vec![1, 12, 12]), ("hidden:3", vec![4])] {
+        let m = SmoothModel::from_spec(&spec.parse::<ModelSpec>().unwrap(), &shape, 3, Init::FanIn, seed)
+            .unwrap();
+        for kind in [loss::LossKind::Mse, loss::LossKind::SoftmaxCrossEntropy] {
+            let lens = loss::learner(&m.circuit, &kind.lens(), 1.0).unwrap();
+            let changes = parameter_changes(&lens, m.params.len());
+            let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 7);
+            let x = random(&[2].iter().chain(&shape).copied().collect::<Vec<_>>(), &mut rng);
+            let y = Tensor::new(vec![2, 3], vec![1., 0., 0., 0., 0., 1.]);
+            let params: Vec<Tensor> =
+                m.params.iter().map(|p| p.zip(&random(p.shape(), &mut rng), |a, r| a + 0.1 * r)).collect();
+            let mut ins: Vec<&Tensor> = params.iter().collect();
+            ins.extend([&x, &y]);
+            let grads = eval(&changes, &ins);
+            let v: Vec<Tensor> = params.iter().map(|p| random(p.shape(), &mut rng)).collect();
+            let analytic: f64 = grads.iter().zip(&v).map(|(g, v)| dot(g, v)).sum();
+            let map = match kind {
+                loss::LossKind::Mse => loss::mse_map(),
+                loss::LossKind::SoftmaxCrossEntropy => loss::softmax_cross_entropy_map(),
+            };
+            let loss_at = |t: f32| {
+                let p: Vec<Tensor> = params.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect();
+                let mut ins: Vec<&Tensor> = p.iter().collect();
+                ins.push(&x);
+                let yhat = eval(&m.circuit, &ins).swap_remove(0);
+                f64::from(eval(&map, &[&yhat, &y])[0].data()[0])
+            };
+            match slope_matches(loss_at, analytic, &format!("{spec} {kind:?}: the learner gives")) {
+                Ok(()) => checked += 1,
+                Err(TestCaseError::Reject(_)) => {} // a kink within every step: this pair unchecked
+                Err(fail) => return Err(fail),
             }
         }
+    }
+    prop_assume!(checked > 0, "a kink within every step of every model");
+    Ok(())
+}
+
+#[test]
+fn learners_gradient_matches_differences_on_seeds_that_failed() {
+    // Seeds proptest saw fail (proptest-regressions/smooth/tests.txt) and one that failed
+    // the earlier single-step check at the init's zero biases: a first layer of mlp:5x4
+    // dead on one example left its second layer's pre-activations exactly zero.
+    for seed in [
+        6555717498392983325,
+        2896339946773879741,
+        7273149156305590873,
+        16954475604983257316,
+        3612680113172504336,
+    ] {
+        learner_gradient_matches(seed).unwrap();
     }
 }
 
