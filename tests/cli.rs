@@ -1,12 +1,12 @@
 //! The command-line contract: default training, reproductions, JSON output, exit codes
 //! and error lines on bad input, determinism.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().unwrap()
-}
+use common::circuitlearn;
+
+use std::path::Path;
+use std::process::Output;
 
 fn last_json(out: &Output) -> serde_json::Value {
     let stdout = String::from_utf8_lossy(&out.stdout);

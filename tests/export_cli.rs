@@ -5,18 +5,12 @@
 
 mod common;
 
+use common::circuitlearn;
+
 use circuitlearn::tools::Tool;
 use common::have;
 use std::path::Path;
 use std::process::{Command, Output};
-
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("binary runs")
-}
 
 fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()

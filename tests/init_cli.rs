@@ -2,16 +2,11 @@
 //! (an RDA run's or a relaxed run's discretised `lut:2` network), and the one-line errors
 //! when the model does not fit the flags or the data.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("binary runs")
-}
+use common::circuitlearn;
+
+use std::path::Path;
 
 fn train(args: &[&str], dir: &Path) -> serde_json::Value {
     let mut all = vec!["train", "--json"];

@@ -4,16 +4,13 @@
 
 mod common;
 
+use common::circuitlearn;
+
 use circuitlearn::aig::Aig;
 use circuitlearn::io::aiger_reader::read_aiger;
 use circuitlearn::tools::abc::{Cec, Matching};
 use circuitlearn::tools::{Tool, abc_cec};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().unwrap()
-}
 
 fn epfl(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl").join(name)

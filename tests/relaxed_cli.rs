@@ -4,18 +4,11 @@
 
 mod common;
 
+use common::circuitlearn;
+
 use circuitlearn::tools::Tool;
 use common::have;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("binary runs")
-}
+use std::process::Output;
 
 fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
     let stdout = String::from_utf8_lossy(&o.stdout);

@@ -3,13 +3,13 @@
 //! seed and thread count give byte-identical model files and Verilog in every domain the
 //! tool trains; hostile input files give one error line and exit status 2.
 
-use std::path::Path;
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
 
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().unwrap()
-}
+use common::circuitlearn;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 fn read(path: impl AsRef<Path>) -> Vec<u8> {
     let path = path.as_ref();

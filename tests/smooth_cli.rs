@@ -1,12 +1,12 @@
 //! The smooth domain from the command line: training on IDX image directories and CSV
 //! data, its files, error lines on lying IDX headers, and the numeric-optics Iris repro.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn circuitlearn(args: &[&str], dir: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_circuitlearn")).args(args).current_dir(dir).output().unwrap()
-}
+use common::circuitlearn;
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny")

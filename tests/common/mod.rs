@@ -12,6 +12,8 @@ use circuitlearn::tools::Tool;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output};
 
 /// Whether tests must fail instead of skipping when a tool is missing.
 pub fn tools_required() -> bool {
@@ -116,4 +118,13 @@ pub fn trained_iris() -> (Circuit<Bool>, BitMatrix) {
     let bound = bind_params(&net.circuit, &report.params).expect("bind");
     let vectors = concat_examples(&[&x, &enc.encode(&test).expect("encode test")]);
     (bound, vectors)
+}
+
+/// Runs the `circuitlearn` binary with `args` in `dir`.
+pub fn circuitlearn(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("binary runs")
 }
