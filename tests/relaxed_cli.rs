@@ -113,5 +113,11 @@ fn gates_models_take_the_relaxed_path_in_the_bool_domain() -> Result<(), Box<dyn
     assert_eq!(bad.status.code(), Some(2));
     let err = String::from_utf8_lossy(&bad.stderr);
     assert!(err.contains("--lr-schedule 'step'") && err.lines().count() == 1, "{err}");
+    let bad = circuitlearn(
+        &["train", "--data", "iris", "--model", "gates:8x2", "--checkpoint-every", "1"],
+        d.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("no checkpoints"));
     Ok(())
 }

@@ -380,7 +380,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .into());
     }
     match a.domain.as_str() {
-        "bool" if takes_relaxed_path(a) => return super::train_relaxed::run(&with_relaxed_defaults(a)),
+        // A resumed run is always Boolean RDA (relaxed runs write no checkpoints), also
+        // one checkpointed when the fashion-mnist default was RDA.
+        "bool" if start.is_none() && takes_relaxed_path(a) => {
+            return super::train_relaxed::run(&with_relaxed_defaults(a));
+        }
         "bool" => {}
         "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
             return super::train_relaxed::run(&with_relaxed_defaults(a));

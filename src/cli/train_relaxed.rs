@@ -55,6 +55,12 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     if a.optimizer.as_deref().is_some_and(|o| o != "adam") {
         return Err(UsageError("--domain smooth relaxed models train with --optimizer adam".into()).into());
     }
+    if a.checkpoint_every > 0 {
+        return Err(UsageError(
+            "--checkpoint-every: relaxed training writes no checkpoints yet (Boolean RDA does)".into(),
+        )
+        .into());
+    }
     set_threads(a.threads);
     let (train, test, test_source) = load(a)?;
     let n_classes = train.n_classes();
