@@ -66,7 +66,8 @@ fn main() {
     let (x, y) = encode(&splits.train, bits, limit);
     let (xt, yt) = encode(&splits.test, bits, usize::MAX);
     let spec = RelaxedSpec::parse(&model, 10).unwrap();
-    let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap();
+    let candidates: usize = arg("--candidates", "1").parse().unwrap();
+    let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap().with_input_choice(candidates, p.seed);
     let t0 = Instant::now();
     relaxed::train(&net, &x, &y, &p, |h, l| {
         let epoch = h.epoch;
@@ -74,20 +75,21 @@ fn main() {
         eprintln!("epoch {epoch} loss {:.4} running {:.4} {secs:.1}s", h.loss, h.running_accuracy);
         if epoch % eval_every == 0 || epoch == epochs {
             let params = net.discretise(l);
+            let network = net.discrete_network(l);
             let soft = accuracy(&net.soft_predict(l, &xt), &yt);
-            let hard = accuracy(&predict(&net.network, &params, &xt), &yt);
-            let hard_train = accuracy(&predict(&net.network, &params, &x), &y);
+            let hard = accuracy(&predict(&network, &params, &xt), &yt);
+            let hard_train = accuracy(&predict(&network, &params, &x), &y);
             let lp = LowerParams { exact_inputs: 0, exact_max_nodes: 12 };
             let script = pass::parse_script(&passes, &pass::PassContext { care: None }).unwrap();
-            let body = Aig::from_circuit_with(&net.network.circuit, Some(&params), &lp);
+            let body = Aig::from_circuit_with(&network.circuit, Some(&params), &lp);
             let (body, _) = pass::run_script(&body, &script, false).unwrap();
-            let cls = bind_params(&net.network.classifier(), &params).unwrap();
+            let cls = bind_params(&network.classifier(), &params).unwrap();
             let cls = Aig::from_circuit_with(&cls, None, &lp);
             let (cls, _) = pass::run_script(&cls, &script, false).unwrap();
             let row = serde_json::json!({
                 "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
                 "relaxed_test": soft, "test": hard, "train": hard_train,
-                "live": net.live_nodes(&params), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
+                "live": net.live_nodes(l), "candidates": candidates, "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
             });
             println!("{row}");
         }

@@ -17,7 +17,19 @@ fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
 
 #[test]
 fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    gates_on_wine(1)
+}
+
+/// Learned input wiring: the first layer's inputs choose among 4 candidates each, and the
+/// chosen wiring travels in `model.json` to `eval` and `verify`.
+#[test]
+fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    gates_on_wine(4)
+}
+
+fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
+    let candidates_text = candidates.to_string();
     let train = [
         "train",
         "--data",
@@ -35,6 +47,8 @@ fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error
         "--out",
         "runs/wine",
         "--json",
+        "--input-candidates",
+        &candidates_text,
     ];
     let o = circuitlearn(&train, d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -52,6 +66,14 @@ fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error
     let model: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/wine/model.json"))?)?;
     assert_eq!(model["spec"], "lut:2:128x2,groupsum:3");
+    assert_eq!(m["input_candidates"], candidates, "{m}");
+    if candidates > 1 {
+        let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
+        assert_eq!(learned.len(), 1);
+        assert_eq!(learned[0].as_array().ok_or("layer 0")?.len(), 128 * 2);
+    } else {
+        assert!(model.get("learned_wiring").is_none(), "{model}");
+    }
 
     // eval rebuilds the discretised circuit and agrees with train's figure on all rows.
     let o = circuitlearn(&["eval", "--model", "runs/wine/model.json", "--data", "wine", "--json"], d.path());
@@ -76,6 +98,21 @@ fn relaxed_models_refuse_bad_specs_with_exit_2() {
     let o = circuitlearn(&["train", "--domain", "smooth", "--model", "gates:16x2,binary"], d.path());
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("groupsum"));
+}
+
+/// Flags of relaxed training are refused, not ignored, on the other paths.
+#[test]
+fn relaxed_flags_are_refused_elsewhere() {
+    let d = tempfile::tempdir().expect("tempdir");
+    for (flag, value) in [("--input-candidates", "4"), ("--tau", "3"), ("--lr-schedule", "cosine")] {
+        let o = circuitlearn(
+            &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", flag, value],
+            d.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{flag}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(err.contains(flag) && err.contains("relaxed"), "{flag}: {err}");
+    }
 }
 
 #[test]

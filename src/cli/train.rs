@@ -107,6 +107,13 @@ pub struct TrainArgs {
     #[arg(long)]
     #[serde(default)]
     pub lr_schedule: Option<String>,
+    /// Relaxed models: learned input wiring. Each input of a first-layer gate reads a
+    /// softmax mixture of C candidate input bits (its random source and C-1 more) and,
+    /// discretised, the heaviest one (`model.json` keeps the wiring); 1 keeps the random
+    /// wiring [default: 1].
+    #[arg(long, value_name = "C")]
+    #[serde(default)]
+    pub input_candidates: Option<usize>,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -323,6 +330,8 @@ struct InitModel {
     encoder: Encoder,
     /// The seed its wiring was drawn from (a rebuilt model needs it).
     seed: u64,
+    /// Its learned layer wiring (`model.json`'s `learned_wiring`), carried to the new model.
+    learned_wiring: Vec<Vec<u32>>,
 }
 
 /// Reads `--init FILE` and checks that it fits the flags and the training data.
@@ -351,7 +360,7 @@ fn read_init(a: &TrainArgs, path: &Path, train: &Dataset) -> anyhow::Result<Init
         .into());
     }
     file.encoder.encode(train).map_err(|e| mismatch(format!("its encoder does not fit the data: {e}")))?;
-    Ok(InitModel { net, params, encoder: file.encoder, seed: file.seed })
+    Ok(InitModel { net, params, encoder: file.encoder, seed: file.seed, learned_wiring: file.learned_wiring })
 }
 
 impl TrainArgs {
@@ -385,10 +394,25 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         "bool" if start.is_none() && takes_relaxed_path(a) => {
             return super::train_relaxed::run(&with_relaxed_defaults(a));
         }
-        "bool" => {}
         "smooth" if a.model.as_deref().is_some_and(super::train_relaxed::is_relaxed_model) => {
             return super::train_relaxed::run(&with_relaxed_defaults(a));
         }
+        _ => {}
+    }
+    let relaxed_only = [
+        ("--tau", a.tau.is_some()),
+        ("--residual", a.residual.is_some()),
+        ("--lr-schedule", a.lr_schedule.is_some()),
+        ("--input-candidates", a.input_candidates.is_some()),
+    ];
+    if let Some((flag, _)) = relaxed_only.iter().find(|(_, given)| *given) {
+        return Err(UsageError(format!(
+            "{flag} applies to relaxed models (--model gates:WxD, or lut:K:WxD with --domain smooth)"
+        ))
+        .into());
+    }
+    match a.domain.as_str() {
+        "bool" => {}
         "smooth" => return super::train_smooth::run(a),
         other => {
             return Err(UsageError(format!(
@@ -405,8 +429,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let n_classes = train.n_classes();
     let fashion = a.data == "fashion-mnist";
     let init = a.init.as_deref().map(|p| read_init(a, p, &train)).transpose()?;
-    let (net, encoder, init_params, wiring_seed) = match init {
-        Some(i) => (i.net, i.encoder, Some(i.params), i.seed),
+    let (net, encoder, init_params, wiring_seed, learned_wiring) = match init {
+        Some(i) => (i.net, i.encoder, Some(i.params), i.seed, i.learned_wiring),
         None => {
             let encoder = Encoder::fit(&parse_encoding(encoding_text(a))?, &train)?;
             let spec_text = a.model.clone().unwrap_or_else(|| {
@@ -417,7 +441,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
                 }
             });
             let net = Network::build(spec_text.parse()?, encoder.n_bits(), n_classes, a.seed)?;
-            (net, encoder, None, a.seed)
+            (net, encoder, None, a.seed, Vec::new())
         }
     };
     let spec = net.spec;
@@ -547,6 +571,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         encoder,
         optimizer: optimizer.name().into(),
         params: params_to_hex(&report.params),
+        learned_wiring,
     };
     model.write(&out.join("model.json"))?;
     let metrics = BoolMetrics { metrics, init: init_figures };

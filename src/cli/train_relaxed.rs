@@ -39,6 +39,8 @@ struct RelaxedMetrics {
     relaxed_train_accuracy: f64,
     /// Same, test examples.
     relaxed_test_accuracy: f64,
+    /// Candidate input bits per first-layer gate input (1: random wiring, else learned).
+    input_candidates: usize,
     /// Nodes whose discretised output reaches a class output through inputs it depends on.
     live_gates: usize,
     /// Training settings (epochs, batch, Adam rate, GroupSum temperature, seed, residual init).
@@ -70,7 +72,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let x_test = encoder.encode(&test).with_context(|| format!("encoding test data {test_source}"))?;
     let spec_text = a.model.clone().unwrap_or_default();
     let spec = RelaxedSpec::parse(&spec_text, n_classes)?;
-    let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?;
+    let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?
+        .with_input_choice(a.input_candidates.unwrap_or(1), a.seed);
     let defaults = RelaxedParams::default();
     let p = RelaxedParams {
         epochs: a.epoch_count(),
@@ -98,7 +101,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     let params = net.discretise(&report.logits);
-    let network = &net.network;
+    let network = &net.discrete_network(&report.logits);
     let hard = |x, labels| accuracy(&predict(network, &params, x), labels);
     let soft = |x, labels| accuracy(&net.soft_predict(&report.logits, x), labels);
     let lower = LowerParams { exact_inputs: a.exact_inputs, exact_max_nodes: 12 };
@@ -151,7 +154,8 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         discrete_model: spec.discrete.to_string(),
         relaxed_train_accuracy: soft(&x_train, &train.labels),
         relaxed_test_accuracy: soft(&x_test, &test.labels),
-        live_gates: net.live_nodes(&params),
+        input_candidates: net.input_candidates(),
+        live_gates: net.live_nodes(&report.logits),
         relaxed: p,
         loss_history: report.history.iter().map(|h| h.loss).collect(),
     };
@@ -165,6 +169,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         encoder,
         optimizer: "relaxed-adam".into(),
         params: params_to_hex(&params),
+        learned_wiring: net.learned_wiring(&report.logits),
     };
     model.write(&out.join("model.json"))?;
     write_json_file(&out.join("metrics.json"), &metrics)?;

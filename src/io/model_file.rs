@@ -1,6 +1,7 @@
 //! `model.json`: a trained model as a small, versioned JSON document. The circuit is
 //! rebuilt from the spec, input width, class count and seed (the wiring is a function of
-//! the seed); the parameters are stored as a hex string.
+//! the seed, except for layers whose wiring was learned, stored as `learned_wiring`); the
+//! parameters are stored as a hex string.
 
 use super::atomic::write_atomic;
 use crate::data::Encoder;
@@ -33,6 +34,11 @@ pub struct ModelFile {
     pub optimizer: String,
     /// Parameter bits, hex, four per digit, parameter 0 in the lowest bit of the first digit.
     pub params: String,
+    /// Learned wiring: entry `l`, when not empty, replaces the seeded wiring of LUT layer
+    /// `l` (`k` source indices per LUT; see [`Network::build_with_wiring`]). Absent in
+    /// models whose wiring is all drawn from the seed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub learned_wiring: Vec<Vec<u32>>,
 }
 
 /// A `model.json` that cannot be used.
@@ -177,7 +183,7 @@ impl ModelFile {
                 },
             });
         }
-        let net = Network::build(spec, self.n_inputs, n_classes, self.seed)
+        let net = Network::build_with_wiring(spec, self.n_inputs, n_classes, self.seed, &self.learned_wiring)
             .map_err(|source| ModelFileError::Model { path: p.clone(), source })?;
         let params = params_from_hex(&self.params, n_params)
             .ok_or_else(|| ModelFileError::Params { path: p, msg: "params must be hex digits".into() })?;
@@ -201,5 +207,41 @@ mod tests {
         assert_eq!(params_from_hex(&h, 11).unwrap(), bits);
         assert!(params_from_hex("zz", 5).is_none());
         assert!(params_from_hex("0", 5).is_none());
+    }
+
+    /// `learned_wiring` survives the JSON round trip, rebuilds the network with it, and is
+    /// refused with the file's name when it does not fit the spec.
+    #[test]
+    fn learned_wiring_round_trips_and_is_checked() {
+        let ds = crate::data::load("iris").unwrap();
+        let encoder = Encoder::fit(&crate::data::Encoding::Thermometer { bits: 2 }, &ds).unwrap();
+        let spec: ModelSpec = "lut:2:6x1,groupsum:3".parse().unwrap();
+        let n_params = param_count(spec, 8, 3).unwrap();
+        let wiring: Vec<u32> = (0..12).map(|i| (i * 3 % 8) as u32).collect();
+        let mut file = ModelFile {
+            format_version: FORMAT_VERSION,
+            dataset: "iris".into(),
+            spec: spec.to_string(),
+            seed: 1,
+            n_inputs: 8,
+            class_names: ds.class_names.clone(),
+            encoder,
+            optimizer: "relaxed-adam".into(),
+            params: params_to_hex(&vec![true; n_params]),
+            learned_wiring: vec![wiring.clone()],
+        };
+        let text = serde_json::to_string(&file).unwrap();
+        let back = ModelFile::parse(&text, "m.json").unwrap();
+        assert_eq!(back, file);
+        let (net, _) = back.network(Path::new("m.json")).unwrap();
+        let want = Network::build_with_wiring(spec, 8, 3, 1, &[wiring]).unwrap();
+        assert_eq!(net, want);
+        assert_ne!(net, Network::build(spec, 8, 3, 1).unwrap());
+        file.learned_wiring = vec![vec![9; 12]];
+        let e = file.network(Path::new("m.json")).unwrap_err().to_string();
+        assert!(e.starts_with("m.json: learned wiring of layer 0: source 9"), "{e}");
+        // Files without the field read as before.
+        file.learned_wiring.clear();
+        assert!(!serde_json::to_string(&file).unwrap().contains("learned_wiring"));
     }
 }

@@ -54,6 +54,14 @@ pub enum ModelError {
         /// Input bits asked for.
         inputs: usize,
     },
+    /// Learned wiring that does not fit the spec's LUT layers.
+    #[error("learned wiring of layer {layer}: {why}")]
+    Wiring {
+        /// Layer (0 = the one reading the inputs).
+        layer: usize,
+        /// What is wrong.
+        why: String,
+    },
     /// More parameters than [`MAX_PARAMS`].
     #[error("model {spec} over {inputs} input bits needs more than {MAX_PARAMS} parameters")]
     TooLarge {
@@ -82,6 +90,23 @@ impl Network {
     /// # Errors
     /// [`ModelError`] if the spec does not fit the data.
     pub fn build(spec: ModelSpec, n_inputs: usize, n_classes: usize, seed: u64) -> Result<Self, ModelError> {
+        Self::build_with_wiring(spec, n_inputs, n_classes, seed, &[])
+    }
+
+    /// [`build`](Self::build), except that each non-empty `learned[l]` replaces the seeded
+    /// wiring of LUT layer `l`: `k` source indices per LUT, LUT by LUT (address bit `i` of
+    /// LUT `j` reads `learned[l][j * k + i]` of the previous layer or the inputs). Relaxed
+    /// training with learned input choice ([`crate::learn::relaxed`]) produces these.
+    ///
+    /// # Errors
+    /// [`ModelError`] if the spec does not fit the data or the wiring does not fit the spec.
+    pub fn build_with_wiring(
+        spec: ModelSpec,
+        n_inputs: usize,
+        n_classes: usize,
+        seed: u64,
+        learned: &[Vec<u32>],
+    ) -> Result<Self, ModelError> {
         if n_inputs == 0 {
             return Err(ModelError::NoInputs);
         }
@@ -102,9 +127,12 @@ impl Network {
             Body::Lut { k, width, depth, last } => {
                 let mut widths = vec![width; depth];
                 widths[depth - 1] = last.unwrap_or(width);
-                lut_net(n_inputs, k, widths, spec.head, n_classes, seed)
+                lut_net(n_inputs, k, widths, spec.head, n_classes, seed, learned)?
             }
         };
+        if !matches!(spec.body, Body::Lut { .. }) && learned.iter().any(|l| !l.is_empty()) {
+            return Err(ModelError::Wiring { layer: 0, why: format!("model {spec} has no LUT layers") });
+        }
         Ok(Self { spec, circuit, n_classes })
     }
 
@@ -227,7 +255,8 @@ fn lut_net(
     head: Head,
     n_classes: usize,
     seed: u64,
-) -> Circuit<Bool> {
+    learned: &[Vec<u32>],
+) -> Result<Circuit<Bool>, ModelError> {
     let depth = widths.len();
     match head {
         Head::GroupSum(c) => widths[depth - 1] = widths[depth - 1].div_ceil(c) * c,
@@ -241,7 +270,29 @@ fn lut_net(
     for &w in &widths {
         let kk = usize::from(k).min(prev_width);
         layers.push(random_wiring(&mut rng, prev_width, w, kk));
+        if let Some(sources) = learned.get(layers.len() - 1).filter(|l| !l.is_empty()) {
+            let layer = layers.len() - 1;
+            let why = if sources.len() != w * kk {
+                Some(format!("{} sources for {w} LUTs of {kk} inputs", sources.len()))
+            } else {
+                sources
+                    .iter()
+                    .find(|&&s| s as usize >= prev_width)
+                    .map(|s| format!("source {s} of {prev_width}"))
+            };
+            if let Some(why) = why {
+                return Err(ModelError::Wiring { layer, why });
+            }
+            layers[layer] =
+                sources.chunks_exact(kk).map(|c| c.iter().map(|&s| s as usize).collect()).collect();
+        }
         prev_width = w;
+    }
+    if learned.len() > layers.len() {
+        return Err(ModelError::Wiring {
+            layer: layers.len(),
+            why: format!("the model has {} layers", layers.len()),
+        });
     }
     let n_params: usize = layers.iter().flatten().map(|ins| 1usize << ins.len()).sum();
     let mut b = CircuitBuilder::<Bool>::new(n_params, n);
@@ -258,7 +309,7 @@ fn lut_net(
         }
         prev = cur;
     }
-    b.finish(prev).expect("LUT network is valid")
+    Ok(b.finish(prev).expect("LUT network is valid"))
 }
 
 /// `luts` groups of `k` distinct indices below `from`, drawn from concatenated shuffles
@@ -290,6 +341,39 @@ fn random_wiring(rng: &mut ChaCha8Rng, from: usize, luts: usize, k: usize) -> Ve
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Learned wiring replaces a layer's seeded sources; the seeded sources themselves give
+    /// the seeded network back, and wiring that does not fit is refused.
+    #[test]
+    fn learned_wiring_replaces_the_seeded_one() {
+        let spec: ModelSpec = "lut:2:6x2,groupsum:3".parse().unwrap();
+        let seeded = Network::build(spec, 10, 3, 4).unwrap();
+        let first: Vec<u32> = seeded
+            .circuit
+            .gates()
+            .take(6)
+            .flat_map(|(_, _, fanins)| fanins[4..].iter().map(|w| (w.index() - seeded.n_params()) as u32))
+            .collect();
+        assert_eq!(Network::build_with_wiring(spec, 10, 3, 4, std::slice::from_ref(&first)).unwrap(), seeded);
+        let other: Vec<u32> = (0..12).map(|i| (i * 7 % 10) as u32).collect();
+        let rewired = Network::build_with_wiring(spec, 10, 3, 4, std::slice::from_ref(&other)).unwrap();
+        assert_ne!(rewired, seeded);
+        let read: Vec<u32> = rewired
+            .circuit
+            .gates()
+            .take(6)
+            .flat_map(|(_, _, fanins)| fanins[4..].iter().map(|w| (w.index() - rewired.n_params()) as u32))
+            .collect();
+        assert_eq!(read, other);
+        for bad in [
+            vec![other[..11].to_vec()],
+            vec![[vec![10], other[1..].to_vec()].concat()],
+            vec![vec![], vec![], vec![]],
+        ] {
+            let e = Network::build_with_wiring(spec, 10, 3, 4, &bad).unwrap_err();
+            assert!(matches!(e, ModelError::Wiring { .. }), "{e}");
+        }
+    }
 
     #[test]
     fn lut_net_shapes() {

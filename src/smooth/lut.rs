@@ -536,6 +536,103 @@ pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
     Tensor::new(vec![w, b], out)
 }
 
+/// `(candidates [M, C], weights [M, C], x [N, B]) -> [M, B]`: learned wiring. Row `m` is
+/// the mixture `sum_c weights[m, c] x[candidates[m, c]]` of `C` candidate rows of `x`;
+/// with the softmax of learned logits as weights it is a soft choice of one source, and
+/// discretised the heaviest candidate. The candidates are a wiring tensor (`k = C`).
+#[must_use]
+pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(candidates, x.shape()[0]), x.shape()[1]);
+    let (c, wt, xs) = (w.k, weights.data(), x.data());
+    let mut out = vec![0.0f32; w.width() * b];
+    par_rows(
+        &mut out,
+        b,
+        #[inline(always)]
+        |first, rows| {
+            for (r, y) in rows.chunks_exact_mut(b).enumerate() {
+                let m = first + r;
+                w.prefetch_inputs(xs, m + AHEAD, b);
+                for i in 0..c {
+                    let a = wt[m * c + i];
+                    for (v, &s) in y.iter_mut().zip(w.row(xs, m, i, b)) {
+                        *v += a * s;
+                    }
+                }
+            }
+        },
+    );
+    Tensor::new(vec![w.width(), b], out)
+}
+
+/// `(candidates, x [N, B], dy [M, B]) -> [M, C]`: the weight adjoints of [`soft_choice`],
+/// `sum_e dy[m, e] x[candidates[m, c], e]`.
+#[must_use]
+pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(candidates, x.shape()[0]), x.shape()[1]);
+    let (c, xs, g) = (w.k, x.data(), dy.data());
+    let mut out = vec![0.0f32; w.width() * c];
+    par_rows(
+        &mut out,
+        c,
+        #[inline(always)]
+        |first, rows| {
+            for (r, dw) in rows.chunks_exact_mut(c).enumerate() {
+                let m = first + r;
+                w.prefetch_inputs(xs, m + AHEAD, b);
+                for (i, d) in dw.iter_mut().enumerate() {
+                    *d = lane_dot(&g[m * b..(m + 1) * b], w.row(xs, m, i, b));
+                }
+            }
+        },
+    );
+    Tensor::new(vec![w.width(), c], out)
+}
+
+/// `(candidates, weights, like [N, B], dy [M, B]) -> [N, B]`: the input adjoints of
+/// [`soft_choice`], row `n` the sum over the choices `(m, c)` that offer it (in order) of
+/// `weights[m, c] dy[m]`.
+#[must_use]
+pub fn soft_choice_grad_inputs(candidates: &Tensor, weights: &Tensor, like: &Tensor, dy: &Tensor) -> Tensor {
+    let (w, b) = (LayerWiring::from_tensor(candidates, like.shape()[0]), like.shape()[1]);
+    let (c, wt, g) = (w.k, weights.data(), dy.data());
+    let mut out = vec![0.0f32; like.len()];
+    par_rows(
+        &mut out,
+        b,
+        #[inline(always)]
+        |first, rows| {
+            for (r, d) in rows.chunks_exact_mut(b).enumerate() {
+                for &mi in w.readers_of(first + r) {
+                    let (a, m) = (wt[mi as usize], mi as usize / c);
+                    for (v, &s) in d.iter_mut().zip(&g[m * b..(m + 1) * b]) {
+                        *v += a * s;
+                    }
+                }
+            }
+        },
+    );
+    Tensor::new(like.shape().to_vec(), out)
+}
+
+/// `sum_e a[e] b[e]`, in [`LANES`] fixed lanes added in order (the same sum whatever the
+/// vector width).
+#[inline(always)]
+fn lane_dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut acc = [0.0f32; LANES];
+    let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for l in 0..LANES {
+            acc[l] += x[l] * y[l];
+        }
+    }
+    for (l, (x, y)) in ra.iter().zip(rb).enumerate() {
+        acc[l] += x * y;
+    }
+    acc.iter().sum()
+}
+
 /// Whether two-input function `f` (its truth table over `s = a + 2b`) is 1 at `s`, as f32.
 const TRUTH: [[f32; 16]; 4] = {
     let mut m = [[0.0f32; 16]; 4];

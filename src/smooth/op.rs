@@ -100,6 +100,14 @@ pub enum SmoothOp {
     GroupSum(u16),
     /// `(like [W, B], g [B, C])`: the adjoint of [`GroupSum`](Self::GroupSum).
     GroupSpread(u16),
+    /// `(candidates [M, C], weights [M, C], x [N, B]) -> [M, B]`: learned wiring, each row
+    /// a weighted mixture of `C` candidate rows of `x` ([`lut::soft_choice`]).
+    SoftChoice,
+    /// `(candidates, x, dy)`: weight adjoints `[M, C]` of [`SoftChoice`](Self::SoftChoice).
+    SoftChoiceGradW,
+    /// `(candidates, weights, like x, dy)`: input adjoints `[N, B]` of
+    /// [`SoftChoice`](Self::SoftChoice).
+    SoftChoiceGradX,
     /// `[W, 16] -> [W, 4]`: mixtures of the 16 two-input functions to relaxed 2-LUT tables.
     TruthTables,
     /// `[W, 4] -> [W, 16]`: the adjoint of [`TruthTables`](Self::TruthTables).
@@ -164,6 +172,9 @@ impl SmoothOp {
             Self::WiringWithout(i) => lut::wiring_without(x[0], usize::from(i)),
             Self::GroupSum(c) => lut::group_sum(x[0], usize::from(c)),
             Self::GroupSpread(c) => lut::group_spread(x[0], x[1], usize::from(c)),
+            Self::SoftChoice => lut::soft_choice(x[0], x[1], x[2]),
+            Self::SoftChoiceGradW => lut::soft_choice_grad_weights(x[0], x[1], x[2]),
+            Self::SoftChoiceGradX => lut::soft_choice_grad_inputs(x[0], x[1], x[2], x[3]),
             Self::TruthTables => lut::truth_tables(x[0]),
             Self::TruthTablesAdjoint => lut::truth_tables_adjoint(x[0]),
         }
@@ -351,6 +362,25 @@ impl SmoothOp {
                 }
                 s[0].to_vec()
             }
+            Self::SoftChoice | Self::SoftChoiceGradW | Self::SoftChoiceGradX => {
+                if s.iter().any(|t| t.len() != 2) {
+                    return Err(bad());
+                }
+                let choices = s[0];
+                let (x, weights, dy) = match *self {
+                    Self::SoftChoice => (s[2], Some(s[1]), None),
+                    Self::SoftChoiceGradW => (s[1], None, Some(s[2])),
+                    _ => (s[2], Some(s[1]), Some(s[3])),
+                };
+                if weights.is_some_and(|w| w != choices) || dy.is_some_and(|d| d != [choices[0], x[1]]) {
+                    return Err(bad());
+                }
+                match *self {
+                    Self::SoftChoice => vec![choices[0], x[1]],
+                    Self::SoftChoiceGradW => choices.to_vec(),
+                    _ => x.to_vec(),
+                }
+            }
             Self::TruthTables | Self::TruthTablesAdjoint => {
                 rank(0, 2)?;
                 let (from, to) = if *self == Self::TruthTables { (16, 4) } else { (4, 16) };
@@ -383,8 +413,12 @@ impl Signature for SmoothOp {
             | Self::GroupSum(_)
             | Self::TruthTables
             | Self::TruthTablesAdjoint => 1,
-            Self::RelaxedLut(_) | Self::RelaxedLutGradT(_) | Self::ScatterInputs(_) => 3,
-            Self::RelaxedLutGradX(_) => 4,
+            Self::RelaxedLut(_)
+            | Self::RelaxedLutGradT(_)
+            | Self::ScatterInputs(_)
+            | Self::SoftChoice
+            | Self::SoftChoiceGradW => 3,
+            Self::RelaxedLutGradX(_) | Self::SoftChoiceGradX => 4,
             _ => 2,
         }
     }
@@ -531,6 +565,23 @@ impl ReverseRules for SmoothOp {
             O::WiringWithout(_) => vec![None],
             O::GroupSum(c) => vec![Some(g(b, O::GroupSpread(c), &[x[0], dy]))],
             O::GroupSpread(c) => vec![None, Some(g(b, O::GroupSum(c), &[dy]))],
+            O::SoftChoice => {
+                let dw = g(b, O::SoftChoiceGradW, &[x[0], x[2], dy]);
+                let dx = g(b, O::SoftChoiceGradX, &[x[0], x[1], x[2], dy]);
+                vec![None, Some(dw), Some(dx)]
+            }
+            O::SoftChoiceGradW => {
+                // Bilinear in (x, g): <dZ, gradW(x, g)> = <g, choice(dZ, x)>.
+                let dx = g(b, O::SoftChoiceGradX, &[x[0], dy, x[1], x[2]]);
+                let dg = g(b, O::SoftChoice, &[x[0], dy, x[1]]);
+                vec![None, Some(dx), Some(dg)]
+            }
+            O::SoftChoiceGradX => {
+                // Bilinear in (weights, g): <dD, gradX(w, g)> = <g, choice(w, dD)>.
+                let dw = g(b, O::SoftChoiceGradW, &[x[0], dy, x[3]]);
+                let dg = g(b, O::SoftChoice, &[x[0], x[1], dy]);
+                vec![None, Some(dw), None, Some(dg)]
+            }
             O::TruthTables => vec![Some(g(b, O::TruthTablesAdjoint, &[dy]))],
             O::TruthTablesAdjoint => vec![Some(g(b, O::TruthTables, &[dy]))],
         }

@@ -92,11 +92,19 @@ impl std::fmt::Display for RelaxedSpec {
 pub struct RelaxedNet {
     /// The relaxation.
     pub relaxation: Relaxation,
-    /// The Boolean network the relaxed one discretises into.
+    /// The Boolean network the relaxed one discretises into (its wiring drawn from the
+    /// seed; with a learned input choice, [`discrete_network`](Self::discrete_network)
+    /// is the one the trained logits make).
     pub network: Network,
     layers: Vec<LayerWiring>,
     /// First parameter of each node's table in `network`, nodes in layer order.
     table_params: Vec<usize>,
+    /// The seed of `network`'s wiring.
+    seed: u64,
+    /// Learned input choice: `C` candidate input bits for each address bit of the first
+    /// layer (a wiring with `k = C`, one row per address bit, candidate 0 the seeded
+    /// source), or none (the seeded wiring is kept).
+    choice: Option<LayerWiring>,
 }
 
 impl RelaxedNet {
@@ -144,7 +152,39 @@ impl RelaxedNet {
             let prev_width = layers.last().map_or(c.n_args(), LayerWiring::width);
             layers.push(LayerWiring::new(k, sources, prev_width));
         }
-        Ok(Self { relaxation: spec.relaxation, network, layers, table_params })
+        Ok(Self { relaxation: spec.relaxation, network, layers, table_params, seed, choice: None })
+    }
+
+    /// The same network with a learned input choice: each address bit of the first layer
+    /// reads a softmax mixture of `candidates` input bits (the seeded source and
+    /// `candidates - 1` drawn from `seed`) with learned logits ([`SmoothOp::SoftChoice`]),
+    /// and reads the heaviest one once discretised. `candidates <= 1` keeps the seeded
+    /// wiring.
+    #[must_use]
+    pub fn with_input_choice(mut self, candidates: usize, seed: u64) -> Self {
+        if candidates <= 1 {
+            self.choice = None;
+            return self;
+        }
+        let n_inputs = self.network.circuit.n_args();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc401_ce5e_ed00);
+        let sources: Vec<u32> = self.layers[0]
+            .sources
+            .iter()
+            .flat_map(|&s| {
+                let mut c = vec![s];
+                c.extend((1..candidates).map(|_| rng.random_range(0..n_inputs) as u32));
+                c
+            })
+            .collect();
+        self.choice = Some(LayerWiring::new(candidates, sources, n_inputs));
+        self
+    }
+
+    /// Candidates per address bit of the first layer (1: no learned choice).
+    #[must_use]
+    pub fn input_candidates(&self) -> usize {
+        self.choice.as_ref().map_or(1, |c| c.k)
     }
 
     /// Number of nodes (LUTs or gates).
@@ -175,10 +215,15 @@ impl RelaxedNet {
         out
     }
 
-    /// Number of real-valued parameters (logits).
+    /// Logits of the layers' tables (the input choice's follow them).
+    fn n_table_logits(&self) -> usize {
+        self.offsets().last().map_or(0, |o| o.1)
+    }
+
+    /// Number of real-valued parameters (logits): the tables', then the input choice's.
     #[must_use]
     pub fn n_logits(&self) -> usize {
-        self.offsets().last().map_or(0, |o| o.1)
+        self.n_table_logits() + self.choice.as_ref().map_or(0, |c| c.sources.len())
     }
 
     /// Initial logits: standard normal (as difflogic), plus `residual` on the logit of the
@@ -188,6 +233,8 @@ impl RelaxedNet {
     pub fn init(&self, seed: u64, residual: f32) -> Vec<f32> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x05ee_d0f1_091c);
         let mut w: Vec<f32> = (0..self.n_logits()).map(|_| standard_normal(&mut rng)).collect();
+        // The input choice starts uniform.
+        w[self.n_table_logits()..].fill(0.0);
         let offsets = self.offsets();
         for (l, layer) in self.layers.iter().enumerate() {
             let m = self.logits_per_node(layer.k);
@@ -212,8 +259,14 @@ impl RelaxedNet {
     #[must_use]
     pub fn circuit(&self, tau: f32) -> SmoothCircuit {
         let d = self.layers.len();
-        let mut b = CircuitBuilder::<SmoothOp>::new(d, d + 1);
-        let mut h = b.arg(d);
+        let extra = usize::from(self.choice.is_some());
+        let mut b = CircuitBuilder::<SmoothOp>::new(d + extra, d + 1 + extra);
+        let mut h = b.arg(d + extra);
+        if self.choice.is_some() {
+            let log_p = b.gate(SmoothOp::LogSoftmax, &[b.param(d)]);
+            let p = b.gate(SmoothOp::Exp, &[log_p]);
+            h = b.gate(SmoothOp::SoftChoice, &[b.arg(d), p, h]);
+        }
         for (l, layer) in self.layers.iter().enumerate() {
             let w = b.param(l);
             let tables = match self.relaxation {
@@ -236,23 +289,66 @@ impl RelaxedNet {
         b.finish(vec![scores]).expect("a layered circuit is valid")
     }
 
-    /// The wiring tensors `[W, k]` of the layers, the circuit's first arguments.
+    /// The wiring tensors `[W, k]` of the layers, the circuit's first arguments, then the
+    /// input choice's candidates `[W k, C]` (with a choice, the first layer reads the
+    /// choice's rows in order).
     #[must_use]
     pub fn wiring(&self) -> Vec<Tensor> {
-        self.layers.iter().map(LayerWiring::to_tensor).collect()
+        let mut out: Vec<Tensor> = self.layers.iter().map(LayerWiring::to_tensor).collect();
+        if let Some(c) = &self.choice {
+            let first = &self.layers[0];
+            let rows = (0..first.sources.len() as u32).collect();
+            out[0] = LayerWiring::new(first.k, rows, first.sources.len()).to_tensor();
+            out.push(c.to_tensor());
+        }
+        out
     }
 
-    /// The flat logits as one tensor `[W, m]` per layer.
+    /// The flat logits as one tensor `[W, m]` per layer, then the input choice's `[W k, C]`.
     fn logit_tensors(&self, logits: &[f32]) -> Vec<Tensor> {
         let offsets = self.offsets();
-        self.layers
+        let mut out: Vec<Tensor> = self
+            .layers
             .iter()
             .enumerate()
             .map(|(l, layer)| {
                 let w = logits[offsets[l].1..offsets[l + 1].1].to_vec();
                 Tensor::new(vec![layer.width(), self.logits_per_node(layer.k)], w)
             })
-            .collect()
+            .collect();
+        if let Some(c) = &self.choice {
+            let w = logits[self.n_table_logits()..].to_vec();
+            out.push(Tensor::new(vec![c.width(), c.k], w));
+        }
+        out
+    }
+
+    /// The learned wiring of the discretised network (`model.json`'s `learned_wiring`):
+    /// with an input choice, the first layer's sources, each address bit its heaviest
+    /// candidate; otherwise empty.
+    #[must_use]
+    pub fn learned_wiring(&self, logits: &[f32]) -> Vec<Vec<u32>> {
+        let Some(c) = &self.choice else { return Vec::new() };
+        let w = &logits[self.n_table_logits()..];
+        let first = w.chunks_exact(c.k).zip(c.sources.chunks_exact(c.k)).map(|(w, s)| s[argmax(w)]).collect();
+        vec![first]
+    }
+
+    /// The Boolean network the trained `logits` discretise into: [`network`](Self::network)
+    /// with the [`learned_wiring`](Self::learned_wiring), if any (parameters from
+    /// [`discretise`](Self::discretise) in both).
+    ///
+    /// # Panics
+    /// Never: the learned wiring has the first layer's shape.
+    #[must_use]
+    pub fn discrete_network(&self, logits: &[f32]) -> Network {
+        let learned = self.learned_wiring(logits);
+        if learned.is_empty() {
+            return self.network.clone();
+        }
+        let n = &self.network;
+        Network::build_with_wiring(n.spec, n.circuit.n_args(), n.n_classes, self.seed, &learned)
+            .expect("the learned wiring fits the spec it was made for")
     }
 
     /// The Boolean parameters of [`network`](Self::network): each node's most likely
@@ -278,11 +374,12 @@ impl RelaxedNet {
         params
     }
 
-    /// Nodes of the discretised network (`params` from [`discretise`](Self::discretise))
-    /// that an output reaches through address bits their tables depend on: the gates left
+    /// Nodes of the network the trained `logits` discretise into that an output reaches through address bits their tables depend on: the gates left
     /// after pruning unused and ignored ones.
     #[must_use]
-    pub fn live_nodes(&self, params: &[bool]) -> usize {
+    pub fn live_nodes(&self, logits: &[f32]) -> usize {
+        let params = self.discretise(logits);
+        let learned = self.learned_wiring(logits);
         let offsets = self.offsets();
         let last = self.layers.last().map_or(0, LayerWiring::width);
         let mut live = vec![true; last];
@@ -296,7 +393,8 @@ impl RelaxedNet {
                 let t = &params[self.table_params[offsets[l].0 + n]..][..size];
                 for i in 0..k {
                     if (0..size).any(|s| t[s] != t[s ^ (1 << i)]) {
-                        reached[layer.sources[k * n + i] as usize] = true;
+                        let sources = learned.get(l).unwrap_or(&layer.sources);
+                        reached[sources[k * n + i] as usize] = true;
                     }
                 }
             }

@@ -59,6 +59,49 @@ fn hard_tables_reproduce_the_boolean_network() {
     }
 }
 
+/// With a learned input choice whose softmax is one-hot (the other logits far below) and
+/// hard tables, the relaxed network's class scores are the group popcounts of the
+/// discretised network, which reads the chosen candidates through its learned wiring.
+#[test]
+fn a_hard_input_choice_is_the_learned_wiring() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let net = RelaxedNet::build(spec, 40, 3, 5).unwrap().with_input_choice(4, 6);
+    assert_eq!(net.input_candidates(), 4);
+    let mut logits = net.init(2, 0.0);
+    let tables = net.n_table_logits();
+    for (m, w) in logits[tables..].chunks_exact_mut(4).enumerate() {
+        w.fill(-1000.0);
+        w[(m * 7) % 4] = 0.0;
+    }
+    // Hard tables: one function's logit far above the others.
+    for node in logits[..tables].chunks_exact_mut(16) {
+        let f = argmax(node);
+        node.fill(-1000.0);
+        node[f] = 0.0;
+    }
+    let learned = net.learned_wiring(&logits);
+    assert_eq!(learned.len(), 1);
+    assert_eq!(learned[0].len(), 30 * 2);
+    assert_ne!(learned[0], net.layers[0].sources, "the choice moved some inputs");
+    let discrete = net.discrete_network(&logits);
+    let params = net.discretise(&logits);
+    let x = random_inputs(40, 50, 8);
+    let idx: Vec<usize> = (0..50).collect();
+    let ins: Vec<Tensor> =
+        net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
+    let scores = eval(&net.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0);
+    let out = forward(&discrete.circuit, &params, &x);
+    let per = out.rows() / 3;
+    for e in 0..50 {
+        for c in 0..3 {
+            let count = (c * per..(c + 1) * per).filter(|&j| out.get(j, e)).count();
+            assert_eq!(scores.data()[e * 3 + c], count as f32, "example {e} class {c}");
+        }
+    }
+    // The seeded network differs: the wiring is what the choice learned.
+    assert_ne!(discrete, net.network);
+}
+
 /// The gates relaxation: the table of a one-hot mixture is that function's truth table,
 /// and AND / XOR relax to ab and a + b - 2ab (scores of a one-layer network, one gate per
 /// class).
@@ -84,21 +127,29 @@ fn gate_mixture_tables_are_truth_tables() {
 /// relaxations.
 #[test]
 fn logit_gradients_match_finite_differences() {
-    for spec in ["gates:6x2,groupsum:2", "lut:3:6x2,groupsum:2"] {
-        let net = RelaxedNet::build(RelaxedSpec::parse(spec, 2).unwrap(), 5, 2, 4).unwrap();
+    for (spec, candidates) in
+        [("gates:6x2,groupsum:2", 1), ("lut:3:6x2,groupsum:2", 1), ("gates:6x2,groupsum:2", 3)]
+    {
+        let net = RelaxedNet::build(RelaxedSpec::parse(spec, 2).unwrap(), 5, 2, 4)
+            .unwrap()
+            .with_input_choice(candidates, 9);
         let bits = random_inputs(5, 9, 7);
         let labels: Vec<u32> = (0..9).map(|e| e % 2).collect();
         let idx: Vec<usize> = (0..9).collect();
         let (x, y) = (gather(&bits, &idx), one_hot(&labels, &idx, 2));
         let model = net.circuit(0.7);
         let wiring = net.wiring();
-        let logits = net.init(3, 0.5);
+        let mut logits = net.init(3, 0.5);
+        // A choice away from uniform, so its softmax's slope is not symmetric.
+        let tables = net.n_table_logits();
+        logits[tables..].iter_mut().enumerate().for_each(|(i, v)| *v = (i % 5) as f32 * 0.3 - 0.5);
         let with = |w: &[f32], c: &SmoothCircuit, extra: &[&Tensor]| {
             let params = net.logit_tensors(w);
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain(extra.iter().copied()).collect();
             eval(c, &ins)
         };
-        let g: Vec<f32> = with(&logits, &step_circuit(&model), &[&x, &y])[..2]
+        let n_tensors = model.n_params();
+        let g: Vec<f32> = with(&logits, &step_circuit(&model), &[&x, &y])[..n_tensors]
             .iter()
             .flat_map(|t| t.data().to_vec())
             .collect();
@@ -110,7 +161,7 @@ fn logit_gradients_match_finite_differences() {
             up[i] += h;
             down[i] -= h;
             let fd = (loss(&up) - loss(&down)) / f64::from(2.0 * h);
-            assert!((fd - f64::from(g[i])).abs() < 2e-4, "{spec} logit {i}: {fd} vs {}", g[i]);
+            assert!((fd - f64::from(g[i])).abs() < 2e-4, "{spec} x{candidates} logit {i}: {fd} vs {}", g[i]);
         }
     }
 }
