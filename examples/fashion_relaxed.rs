@@ -61,6 +61,7 @@ fn main() {
         seed: arg("--seed", "0").parse().unwrap(),
         residual: arg("--residual", "2").parse().unwrap(),
         cosine: arg("--lr-schedule", "constant") == "cosine",
+        hard_choice_epochs: arg("--hard-choice-epochs", "0").parse().unwrap(),
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
     let (x, y) = encode(&splits.train, bits, limit);

@@ -114,6 +114,12 @@ pub struct TrainArgs {
     #[arg(long, value_name = "C")]
     #[serde(default)]
     pub input_candidates: Option<usize>,
+    /// Relaxed models with --input-candidates: the last N epochs train the gates with
+    /// each input fixed to its heaviest candidate, the wiring the discretised circuit
+    /// gets [default: 1].
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub hard_choice_epochs: Option<usize>,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -404,6 +410,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         ("--residual", a.residual.is_some()),
         ("--lr-schedule", a.lr_schedule.is_some()),
         ("--input-candidates", a.input_candidates.is_some()),
+        ("--hard-choice-epochs", a.hard_choice_epochs.is_some()),
     ];
     if let Some((flag, _)) = relaxed_only.iter().find(|(_, given)| *given) {
         return Err(UsageError(format!(

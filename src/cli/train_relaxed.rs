@@ -82,6 +82,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         tau: a.tau.map_or_else(|| default_tau(&net), |v| v as f32),
         seed: a.seed,
         residual: a.residual.unwrap_or(0.0) as f32,
+        hard_choice_epochs: a.hard_choice_epochs.unwrap_or(usize::from(a.input_candidates.unwrap_or(1) > 1)),
         cosine: match a.lr_schedule.as_deref() {
             None | Some("constant") => false,
             Some("cosine") => true,

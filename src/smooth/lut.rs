@@ -540,11 +540,14 @@ pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
 /// the mixture `sum_c weights[m, c] x[candidates[m, c]]` of `C` candidate rows of `x`;
 /// with the softmax of learned logits as weights it is a soft choice of one source, and
 /// discretised the heaviest candidate. The candidates are a wiring tensor (`k = C`).
+/// Input bits (every value 0 or 1) are read packed ([`Packed`]).
 #[must_use]
 pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor {
-    let (w, b) = (LayerWiring::from_tensor(candidates, x.shape()[0]), x.shape()[1]);
-    let (c, wt, xs) = (w.k, weights.data(), x.data());
-    let mut out = vec![0.0f32; w.width() * b];
+    let (n, b) = (x.shape()[0], x.shape()[1]);
+    let (c, sources) = (check_candidates(candidates, n), candidates.data());
+    let (wt, xs) = (weights.data(), x.data());
+    let mut out = vec![0.0f32; candidates.shape()[0] * b];
+    let packed = Packed::of(xs, b);
     par_rows(
         &mut out,
         b,
@@ -552,26 +555,107 @@ pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor 
         |first, rows| {
             for (r, y) in rows.chunks_exact_mut(b).enumerate() {
                 let m = first + r;
-                w.prefetch_inputs(xs, m + AHEAD, b);
-                for i in 0..c {
-                    let a = wt[m * c + i];
-                    for (v, &s) in y.iter_mut().zip(w.row(xs, m, i, b)) {
-                        *v += a * s;
+                let (src, a) = (&sources[m * c..(m + 1) * c], &wt[m * c..(m + 1) * c]);
+                if let Some(p) = &packed {
+                    // Four accumulators of 8 examples each, so that the sums over the
+                    // candidates do not wait on each other.
+                    for (q, v) in y.chunks_mut(32).enumerate() {
+                        let mut acc = [[0.0f32; 8]; 4];
+                        for (&s, &a) in src.iter().zip(a) {
+                            let row = p.row(s as usize);
+                            for (t, acc) in acc.iter_mut().enumerate() {
+                                let byte = row.get(4 * q + t).copied().unwrap_or(0);
+                                *acc = mul_add8(*acc, [a; 8], &BIT_PATTERNS[usize::from(byte)]);
+                            }
+                        }
+                        v.copy_from_slice(&acc.as_flattened()[..v.len()]);
+                    }
+                } else {
+                    for (&s, &a) in src.iter().zip(a) {
+                        for (v, &x) in y.iter_mut().zip(&xs[s as usize * b..][..b]) {
+                            *v += a * x;
+                        }
                     }
                 }
             }
         },
     );
-    Tensor::new(vec![w.width(), b], out)
+    Tensor::new(vec![candidates.shape()[0], b], out)
+}
+
+/// `C` of candidates `[M, C]`, each of which is checked to be a row index below `n`
+/// (the kernels read the f32 indices directly).
+fn check_candidates(candidates: &Tensor, n: usize) -> usize {
+    let &[_, c] = candidates.shape() else { panic!("candidates are [M, C], not {:?}", candidates.shape()) };
+    let ok = candidates.data().par_iter().all(|&v| v >= 0.0 && v.fract() == 0.0 && (v as usize) < n);
+    assert!(ok, "candidates must be row indices below {n}");
+    c
+}
+
+/// A node-major tensor of 0/1 values packed one bit per example (bit `e % 8` of byte
+/// `e / 8` of its row): the input bits that [`soft_choice`] reads, 32 times smaller than
+/// the floats, so the random rows it reads stay in cache.
+struct Packed {
+    bytes_per_row: usize,
+    bits: Vec<u8>,
+}
+
+impl Packed {
+    /// `x` (rows of `b`) packed, or none if a value is neither 0 nor 1.
+    fn of(x: &[f32], b: usize) -> Option<Self> {
+        if b == 0 {
+            return None;
+        }
+        let bytes_per_row = b.div_ceil(8);
+        let mut bits = vec![0u8; x.len() / b * bytes_per_row];
+        let all_bits = bits.par_chunks_mut(bytes_per_row).zip(x.par_chunks_exact(b)).all(|(out, row)| {
+            let mut ok = true;
+            for (o, v) in out.iter_mut().zip(row.chunks(8)) {
+                for (i, &v) in v.iter().enumerate() {
+                    ok &= v == 0.0 || v == 1.0;
+                    *o |= u8::from(v == 1.0) << i;
+                }
+            }
+            ok
+        });
+        all_bits.then_some(Self { bytes_per_row, bits })
+    }
+
+    fn row(&self, n: usize) -> &[u8] {
+        &self.bits[n * self.bytes_per_row..][..self.bytes_per_row]
+    }
+}
+
+/// Byte `v` as eight 0/1 floats, bit 0 first.
+const BIT_PATTERNS: [[f32; 8]; 256] = {
+    let mut t = [[0.0f32; 8]; 256];
+    let mut v = 0;
+    while v < 256 {
+        let mut i = 0;
+        while i < 8 {
+            t[v][i] = ((v >> i) & 1) as f32;
+            i += 1;
+        }
+        v += 1;
+    }
+    t
+};
+
+/// `acc + v * s`, lane by lane (written on arrays, which compile to vector instructions).
+#[inline(always)]
+fn mul_add8(acc: [f32; 8], v: [f32; 8], s: &[f32; 8]) -> [f32; 8] {
+    std::array::from_fn(|l| acc[l] + v[l] * s[l])
 }
 
 /// `(candidates, x [N, B], dy [M, B]) -> [M, C]`: the weight adjoints of [`soft_choice`],
 /// `sum_e dy[m, e] x[candidates[m, c], e]`.
 #[must_use]
 pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
-    let (w, b) = (LayerWiring::from_tensor(candidates, x.shape()[0]), x.shape()[1]);
-    let (c, xs, g) = (w.k, x.data(), dy.data());
-    let mut out = vec![0.0f32; w.width() * c];
+    let (n, b) = (x.shape()[0], x.shape()[1]);
+    let (c, sources) = (check_candidates(candidates, n), candidates.data());
+    let (xs, g) = (x.data(), dy.data());
+    let mut out = vec![0.0f32; candidates.len()];
+    let packed = Packed::of(xs, b);
     par_rows(
         &mut out,
         c,
@@ -579,14 +663,35 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
         |first, rows| {
             for (r, dw) in rows.chunks_exact_mut(c).enumerate() {
                 let m = first + r;
-                w.prefetch_inputs(xs, m + AHEAD, b);
-                for (i, d) in dw.iter_mut().enumerate() {
-                    *d = lane_dot(&g[m * b..(m + 1) * b], w.row(xs, m, i, b));
+                let gm = &g[m * b..(m + 1) * b];
+                let src = &sources[m * c..(m + 1) * c];
+                let Some(p) = &packed else {
+                    for (d, &s) in dw.iter_mut().zip(src) {
+                        *d = lane_dot(gm, &xs[s as usize * b..][..b]);
+                    }
+                    continue;
+                };
+                // Two 8-lane accumulators per candidate, 16 examples a step.
+                let whole = gm.len() / 16 * 16;
+                for (d, &s) in dw.iter_mut().zip(src) {
+                    let row = p.row(s as usize);
+                    let (mut a0, mut a1) = ([0.0f32; 8], [0.0f32; 8]);
+                    for (k, v) in gm[..whole].chunks_exact(16).enumerate() {
+                        let (lo, hi) = v.split_at(8);
+                        let lo: [f32; 8] = lo.try_into().expect("8 examples");
+                        let hi: [f32; 8] = hi.try_into().expect("8 examples");
+                        a0 = mul_add8(a0, lo, &BIT_PATTERNS[usize::from(row[2 * k])]);
+                        a1 = mul_add8(a1, hi, &BIT_PATTERNS[usize::from(row[2 * k + 1])]);
+                    }
+                    for (e, &v) in gm.iter().enumerate().skip(whole) {
+                        a0[e % 8] += v * f32::from(row[e / 8] >> (e % 8) & 1);
+                    }
+                    *d = a0.iter().zip(&a1).map(|(x, y)| x + y).sum();
                 }
             }
         },
     );
-    Tensor::new(vec![w.width(), c], out)
+    Tensor::new(candidates.shape().to_vec(), out)
 }
 
 /// `(candidates, weights, like [N, B], dy [M, B]) -> [N, B]`: the input adjoints of
@@ -690,6 +795,34 @@ mod tests {
     }
 
     proptest! {
+        /// On 0/1 inputs the soft choice runs on packed bits; it agrees with the sums
+        /// written out, for a batch that is not a multiple of 8 examples.
+        #[test]
+        fn soft_choice_on_bits_matches_the_sums(
+            bits in proptest::collection::vec(any::<bool>(), 5 * 21),
+            weights in proptest::collection::vec(-1.0f32..1.0, 4 * 3),
+            dy in proptest::collection::vec(-1.0f32..1.0, 4 * 21),
+        ) {
+            let b = 21;
+            let x: Vec<f32> = bits.iter().map(|&v| f32::from(u8::from(v))).collect();
+            let cand = vec![0., 4., 2., 1., 1., 3., 4., 0., 2., 3., 3., 3.];
+            let (cand_t, w_t) = (Tensor::new(vec![4, 3], cand.clone()), Tensor::new(vec![4, 3], weights.clone()));
+            let (x_t, dy_t) = (Tensor::new(vec![5, b], x.clone()), Tensor::new(vec![4, b], dy.clone()));
+            prop_assert!(Packed::of(&x, b).is_some());
+            let y = soft_choice(&cand_t, &w_t, &x_t);
+            let dw = soft_choice_grad_weights(&cand_t, &x_t, &dy_t);
+            for m in 0..4 {
+                for e in 0..b {
+                    let want: f32 = (0..3).map(|c| weights[m * 3 + c] * x[cand[m * 3 + c] as usize * b + e]).sum();
+                    prop_assert!((y.data()[m * b + e] - want).abs() < 1e-5);
+                }
+                for c in 0..3 {
+                    let want: f32 = (0..b).map(|e| dy[m * b + e] * x[cand[m * 3 + c] as usize * b + e]).sum();
+                    prop_assert!((dw.data()[m * 3 + c] - want).abs() < 1e-4);
+                }
+            }
+        }
+
         /// The bilinear two-input loops and the general mux-tree loops are the same map
         /// (a 2-input LUT written as a 3-input one that ignores its last input).
         #[test]

@@ -334,6 +334,33 @@ impl RelaxedNet {
         vec![first]
     }
 
+    /// The input choice of `logits` made hard: each address bit's heaviest candidate gets
+    /// logit 0 and the others -1000, whose softmax is exactly one-hot in f32 (the choice
+    /// logits only; empty without a choice).
+    #[must_use]
+    pub fn hard_choice_logits(&self, logits: &[f32]) -> Vec<f32> {
+        let Some(c) = &self.choice else { return Vec::new() };
+        logits[self.n_table_logits()..]
+            .chunks_exact(c.k)
+            .flat_map(|w| {
+                let best = argmax(w);
+                (0..c.k).map(move |i| if i == best { 0.0 } else { -1000.0 })
+            })
+            .collect()
+    }
+
+    /// The network with the input choice of `logits` fixed: no choice, the first layer
+    /// wired to the chosen candidates (its logits are the table logits of `logits`).
+    #[must_use]
+    pub fn with_chosen_inputs(&self, logits: &[f32]) -> Self {
+        let Some(learned) = self.learned_wiring(logits).into_iter().next() else { return self.clone() };
+        let mut out = self.clone();
+        out.network = self.discrete_network(logits);
+        out.layers[0] = LayerWiring::new(self.layers[0].k, learned, self.network.circuit.n_args());
+        out.choice = None;
+        out
+    }
+
     /// The Boolean network the trained `logits` discretise into: [`network`](Self::network)
     /// with the [`learned_wiring`](Self::learned_wiring), if any (parameters from
     /// [`discretise`](Self::discretise) in both).
@@ -501,11 +528,25 @@ pub struct RelaxedParams {
     /// otherwise the rate stays `lr`.
     #[serde(default)]
     pub cosine: bool,
+    /// With a learned input choice: the last epochs train the tables with the choice made
+    /// hard (each input its heaviest candidate), so that they fit the wiring the
+    /// discretised network will have.
+    #[serde(default)]
+    pub hard_choice_epochs: usize,
 }
 
 impl Default for RelaxedParams {
     fn default() -> Self {
-        Self { epochs: 20, batch: 128, lr: 0.01, tau: 1.0, seed: 0, residual: 0.0, cosine: false }
+        Self {
+            epochs: 20,
+            batch: 128,
+            lr: 0.01,
+            tau: 1.0,
+            seed: 0,
+            residual: 0.0,
+            cosine: false,
+            hard_choice_epochs: 0,
+        }
     }
 }
 
@@ -546,18 +587,33 @@ pub fn train(
     assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
     assert_eq!(inputs.examples(), labels.len(), "one label per example");
     let classes = net.network.n_classes;
-    let step = step_circuit(&net.circuit(p.tau));
+    let mut step = step_circuit(&net.circuit(p.tau));
     let ce = loss::softmax_cross_entropy_map();
-    let wiring = net.wiring();
+    let mut wiring = net.wiring();
     let mut params = net.logit_tensors(&net.init(p.seed, p.residual));
     let mut adams: Vec<Adam> = params.iter().map(|_| Adam::new(p.lr)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
     let mut history = Vec::new();
     let mut order: Vec<usize> = (0..labels.len()).collect();
-    let flat = |params: &[Tensor]| params.iter().flat_map(|t| t.data().iter().copied()).collect::<Vec<f32>>();
+    // The choice logits once made hard (then no longer trained).
+    let mut hard_choice: Option<Vec<f32>> = None;
+    let flat = |params: &[Tensor], hard: &Option<Vec<f32>>| {
+        let mut v: Vec<f32> = params.iter().flat_map(|t| t.data().iter().copied()).collect();
+        v.extend(hard.iter().flatten());
+        v
+    };
     let total_steps = (labels.len().div_ceil(p.batch.max(1)) * p.epochs).max(1);
     let mut steps = 0usize;
     for epoch in 1..=p.epochs {
+        if net.choice.is_some() && hard_choice.is_none() && epoch + p.hard_choice_epochs > p.epochs {
+            let logits = flat(&params, &None);
+            let chosen = net.with_chosen_inputs(&logits);
+            step = step_circuit(&chosen.circuit(p.tau));
+            wiring = chosen.wiring();
+            params.truncate(chosen.layers.len());
+            adams.truncate(chosen.layers.len());
+            hard_choice = Some(net.hard_choice_logits(&logits));
+        }
         order.shuffle(&mut rng);
         let (mut loss, mut correct) = (0.0f64, 0usize);
         for idx in order.chunks(p.batch.max(1)) {
@@ -581,10 +637,10 @@ pub fn train(
         }
         let n = labels.len().max(1) as f64;
         let stats = RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n };
-        on_epoch(&stats, &flat(&params));
+        on_epoch(&stats, &flat(&params, &hard_choice));
         history.push(stats);
     }
-    let logits = flat(&params);
+    let logits = flat(&params, &hard_choice);
     RelaxedReport { logits, stop: StopReason::EpochLimit, history }
 }
 

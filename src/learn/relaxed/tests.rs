@@ -188,4 +188,22 @@ fn gates_learn_iris_and_discretise() {
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
     let again = one.install(|| train(&net, &x, &train_ds.labels, &p, |_, _| {}));
     assert_eq!(again.logits, report.logits);
+
+    // With a learned input choice, made hard for the last 10 epochs: the choice logits
+    // come back one-hot, the discretised network reads the chosen bits, and it learns.
+    let chosen = net.clone().with_input_choice(4, 1);
+    let p = RelaxedParams { hard_choice_epochs: 10, ..p };
+    let report = train(&chosen, &x, &train_ds.labels, &p, |_, _| {});
+    let choice = &report.logits[chosen.n_table_logits()..];
+    assert_eq!(choice.len(), 120 * 2 * 4);
+    for w in choice.chunks(4) {
+        assert_eq!(w.iter().filter(|&&v| v == 0.0).count(), 1, "{w:?}");
+        assert_eq!(w.iter().filter(|&&v| v == -1000.0).count(), 3, "{w:?}");
+    }
+    let params = chosen.discretise(&report.logits);
+    let discrete = chosen.discrete_network(&report.logits);
+    let hard = accuracy(&predict(&discrete, &params, &xt), &test_ds.labels);
+    assert!(hard >= 0.85, "discrete with learned wiring {hard}");
+    let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p, |_, _| {}));
+    assert_eq!(again.logits, report.logits);
 }

@@ -1,0 +1,43 @@
+//! Kernels of relaxed-logic training at Fashion-MNIST size, one batch of 128 examples:
+//! a layer of 18,000 relaxed two-input gates reading 18,000 rows, and the learned input
+//! choice of 18,000 first-layer inputs among 16 candidate input bits each (5,488 rows of
+//! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints.
+//! Throughput counts (row, example) pairs produced.
+
+use circuitlearn::smooth::Tensor;
+use circuitlearn::smooth::lut::{lut, lut_grad_tables, soft_choice, soft_choice_grad_weights};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rand::{RngExt, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+const B: usize = 128;
+const INPUT_BITS: usize = 5_488;
+const GATES: usize = 18_000;
+const CANDIDATES: usize = 16;
+
+fn random(shape: Vec<usize>, rng: &mut ChaCha8Rng, f: impl Fn(&mut ChaCha8Rng) -> f32) -> Tensor {
+    let n = shape.iter().product();
+    Tensor::new(shape, (0..n).map(|_| f(rng)).collect())
+}
+
+fn bench(c: &mut Criterion) {
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let bits = random(vec![INPUT_BITS, B], &mut rng, |r| f32::from(u8::from(r.random::<bool>())));
+    let prev = random(vec![GATES, B], &mut rng, |r| r.random());
+    let wiring = random(vec![GATES, 2], &mut rng, |r| r.random_range(0..GATES) as f32);
+    let tables = random(vec![GATES, 4], &mut rng, |r| r.random());
+    let cand = random(vec![GATES, CANDIDATES], &mut rng, |r| r.random_range(0..INPUT_BITS) as f32);
+    let weights = random(vec![GATES, CANDIDATES], &mut rng, |r| r.random());
+    let dy = random(vec![GATES, B], &mut rng, |r| r.random::<f32>() - 0.5);
+    let mut g = c.benchmark_group("relaxed_batch_128");
+    g.throughput(Throughput::Elements((GATES * B) as u64));
+    g.sample_size(20);
+    g.bench_function("gates_forward", |b| b.iter(|| lut(&wiring, &tables, &prev)));
+    g.bench_function("gates_table_grads", |b| b.iter(|| lut_grad_tables(&wiring, &prev, &dy)));
+    g.bench_function("choice16_forward", |b| b.iter(|| soft_choice(&cand, &weights, &bits)));
+    g.bench_function("choice16_weight_grads", |b| b.iter(|| soft_choice_grad_weights(&cand, &bits, &dy)));
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
