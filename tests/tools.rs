@@ -1,6 +1,7 @@
 //! Co-simulation and equivalence with the external tools: Icarus runs the exported
 //! Verilog against the Rust simulator's vectors, ABC `cec` proves the BLIF and AIGER
-//! exports equivalent to the originals, Yosys maps the Verilog. Each test skips with a
+//! exports equivalent to the originals, Yosys maps the Verilog and the AIG (and ABC
+//! proves its mapped netlists equivalent to what it read). Each test skips with a
 //! printed reason when a tool is missing, and fails instead under
 //! `CIRCUITLEARN_REQUIRE_TOOLS=1`.
 
@@ -16,7 +17,7 @@ use circuitlearn::io::verilog::{LutStyle, VerilogParams, module_name, to_verilog
 use circuitlearn::io::{Netlist, write_atomic};
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::tools::{
-    Cec, IcarusOutcome, Matching, Tool, abc_cec, run_icarus, run_icarus_every, yosys_counts,
+    Cec, IcarusOutcome, Matching, Tool, YosysFlow, abc_cec, run_icarus, run_icarus_every, yosys_counts,
 };
 use common::{have, random_circuit, trained_iris};
 use std::path::{Path, PathBuf};
@@ -183,18 +184,35 @@ fn abc_finds_a_changed_output() -> Result {
 }
 
 #[test]
-fn yosys_maps_an_epfl_circuit() -> Result {
-    if !have(&[Tool::Yosys]) {
+fn yosys_maps_an_epfl_circuit_from_verilog_and_from_its_aig() -> Result {
+    if !have(&[Tool::Yosys, Tool::Abc]) {
         return Ok(());
     }
     let d = tempfile::tempdir()?;
     let n = read_blif(&epfl("int2float.blif"))?;
+    // The BLIF's model is named `top`, and so is the module.
+    let top = module_name(&n.names().model);
     let v = d.path().join("int2float.v");
     write_atomic(&v, to_verilog(&n, &VerilogParams::default()).as_bytes())?;
-    // The BLIF's model is named `top`, and so is the module.
-    let counts = yosys_counts(&v, &module_name(&n.names().model))?;
-    // The suite publishes 49 LUT-6 for int2float (ABC if -K 6).
-    assert!((20..=120).contains(&counts.lut6), "{counts:?}");
-    assert!(counts.sb_lut4 >= counts.lut6, "{counts:?}");
+    let aig = d.path().join("int2float.aig");
+    write_atomic(&aig, &netlist_to_aiger(&n, AigerFormat::Binary))?;
+    for (input, flow) in [(&v, YosysFlow::Verilog), (&aig, YosysFlow::Aig)] {
+        let counts = yosys_counts(input, &top, flow)?;
+        // The suite publishes 49 LUT-6 for int2float (ABC if -K 6).
+        assert!((20..=120).contains(&counts.lut6), "{counts:?}");
+        assert!(counts.sb_lut4 >= counts.lut6, "{counts:?}");
+        assert!(counts.lut6_script.contains("abc -lut 6"), "{counts:?}");
+        // The AIG flow's netlists keep the AIG's port names (its symbol table), so ABC
+        // can prove them equivalent to it. (The Verilog flow's ports are `x[i]`, `y[j]`;
+        // `verify` checks those netlists against a BLIF named like them.)
+        if flow == YosysFlow::Aig {
+            for netlist in [&counts.lut6_netlist, &counts.ice40_netlist] {
+                let file = netlist.file_name().ok_or("netlist name")?.to_string_lossy().into_owned();
+                let log = d.path().join(format!("{file}.cec.log"));
+                let verdict = abc_cec(d.path(), "int2float.aig", &file, Matching::Names, &log)?;
+                assert_eq!(verdict, Cec::Equivalent, "{file}");
+            }
+        }
+    }
     Ok(())
 }

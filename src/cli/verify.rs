@@ -1,19 +1,23 @@
 //! `circuitlearn verify`: exports a model (or a circuit file) into a work directory and
 //! checks the exports with external tools: Icarus co-simulation against the Rust
-//! simulator, Yosys LUT counts, ABC equivalence of the BLIF and AIGER exports. The
-//! report (what `--json` prints) is also written to `WORK/verify.json`.
+//! simulator, Yosys LUT counts (of mapped netlists ABC proves equivalent to the model),
+//! ABC equivalence of the BLIF and AIGER exports. The report (what `--json` prints) is
+//! also written to `WORK/verify.json`.
 
 use super::common::{UsageError, set_threads, write_json_file};
 use super::export::{Format, LutStyleArg, export_to, load, write_bench};
+use crate::aig::{Aig, LowerParams};
 use crate::data;
+use crate::io::aiger::{AigerFormat, write_aiger};
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
 use crate::io::testbench::{concat_examples, random_inputs};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name};
-use crate::io::{ModelFile, Netlist, write_atomic};
+use crate::io::{ModelFile, Netlist, PortNames, write_atomic, write_atomic_with};
 use crate::lanes::BitMatrix;
-use crate::tools::{Cec, IcarusOutcome, Matching, YosysCounts, abc_cec, run_icarus, yosys_counts};
+use crate::pass;
+use crate::tools::{Cec, IcarusOutcome, Matching, YosysCounts, YosysFlow, abc_cec, run_icarus, yosys_counts};
 use anyhow::Context;
-use clap::{ArgGroup, Args};
+use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -31,9 +35,17 @@ pub struct VerifyArgs {
     /// Co-simulate the exported Verilog in Icarus against the Rust simulator.
     #[arg(long)]
     pub icarus: bool,
-    /// Synthesise the Verilog with Yosys and report LUT6 and SB_LUT4 counts.
+    /// Synthesise with Yosys and report LUT6 and SB_LUT4 counts (ABC proves both mapped
+    /// netlists equivalent to the model).
     #[arg(long)]
     pub yosys: bool,
+    /// What Yosys reads: `aig`, the circuit's AIG after `--yosys-passes` (minutes on big
+    /// classifiers), or `verilog`, the exported module through `synth` (hours on big ones).
+    #[arg(long, value_enum, default_value = "aig")]
+    pub yosys_flow: YosysFlowArg,
+    /// Function-preserving AIG passes run before Yosys reads the AIG (`--yosys-flow aig`).
+    #[arg(long, default_value = "strash")]
+    pub yosys_passes: String,
     /// Prove the BLIF and AIGER exports equivalent with ABC `cec`.
     #[arg(long)]
     pub abc: bool,
@@ -57,6 +69,24 @@ pub struct VerifyArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--yosys-flow` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum YosysFlowArg {
+    /// The AIG (binary AIGER).
+    Aig,
+    /// The exported Verilog module.
+    Verilog,
+}
+
+impl From<YosysFlowArg> for YosysFlow {
+    fn from(f: YosysFlowArg) -> Self {
+        match f {
+            YosysFlowArg::Aig => YosysFlow::Aig,
+            YosysFlowArg::Verilog => YosysFlow::Verilog,
+        }
+    }
 }
 
 /// A check that ran and failed (exit 1).
@@ -90,6 +120,31 @@ pub struct AbcReport {
     pub aiger: String,
 }
 
+/// Yosys part of the report: the counts, what Yosys read, and ABC's verdicts on the
+/// mapped netlists.
+#[derive(Debug, Serialize)]
+pub struct YosysReport {
+    /// Counts, scripts and netlists.
+    #[serde(flatten)]
+    pub counts: YosysCounts,
+    /// The file Yosys read.
+    pub input: PathBuf,
+    /// AIG flow: the passes run on the lowered circuit before it was written.
+    pub passes: Option<String>,
+    /// AIG flow: AND nodes of the AIG Yosys read.
+    pub input_and_nodes: Option<usize>,
+    /// What the netlists were compared with (ABC `cec`): for the AIG flow the AIG Yosys
+    /// read, itself compared with the model's one-row-per-minterm BLIF; for the Verilog
+    /// flow that BLIF (the Verilog itself is Icarus's to check).
+    pub reference: String,
+    /// AIG flow: `equivalent` or `not equivalent`, the AIG against the model's BLIF.
+    pub input_check: Option<String>,
+    /// The LUT6 netlist against the reference.
+    pub lut6_check: String,
+    /// The iCE40 netlist against the reference.
+    pub ice40_check: String,
+}
+
 /// What `verify --json` prints.
 #[derive(Debug, Serialize)]
 pub struct VerifyReport {
@@ -105,8 +160,8 @@ pub struct VerifyReport {
     pub gates: usize,
     /// Icarus result, if run.
     pub icarus: Option<IcarusReport>,
-    /// Yosys counts, if run.
-    pub yosys: Option<YosysCounts>,
+    /// Yosys counts and checks, if run.
+    pub yosys: Option<YosysReport>,
     /// ABC verdicts, if run.
     pub abc: Option<AbcReport>,
     /// Whether every check that ran passed.
@@ -179,14 +234,20 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         report.icarus = Some(r);
     }
     if a.yosys || all {
-        let counts = yosys_counts(&verilog, &name)?;
+        let r = yosys_checks(a, &net, &work, &verilog, &mut failures)?;
         if !a.json {
+            let c = &r.counts;
             println!(
-                "yosys: {} LUT6 (synth; abc -lut 6), {} SB_LUT4 (synth_ice40)",
-                counts.lut6, counts.sb_lut4
+                "yosys ({} read): {} LUT6, {} SB_LUT4; ABC cec against {}: LUT6 netlist {}, iCE40 netlist {}",
+                r.input.display(),
+                c.lut6,
+                c.sb_lut4,
+                r.reference,
+                r.lut6_check,
+                r.ice40_check
             );
         }
-        report.yosys = Some(counts);
+        report.yosys = Some(r);
     }
     if a.abc || all {
         let r = abc_checks(a, &net, &work, &name, &mut failures)?;
@@ -244,6 +305,93 @@ fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitM
     }
 }
 
+/// Yosys counts of `--yosys-flow`'s input, and ABC `cec` of the mapped netlists (and of
+/// the AIG Yosys read) against the model; a netlist found not equivalent is a failure.
+fn yosys_checks(
+    a: &VerifyArgs,
+    net: &Netlist,
+    work: &Path,
+    verilog: &Path,
+    failures: &mut Vec<String>,
+) -> anyhow::Result<YosysReport> {
+    let name = &net.names().model;
+    let flow = YosysFlow::from(a.yosys_flow);
+    let mut check = |reference: &str, file: &str, what: &str| -> anyhow::Result<String> {
+        let log = work.join(format!("{name}.cec-{what}.log"));
+        Ok(match abc_cec(work, reference, file, Matching::Names, &log)? {
+            Cec::Equivalent => "equivalent".into(),
+            Cec::NotEquivalent { report } => {
+                failures.push(format!(
+                    "ABC: {file} is not equivalent to {reference} ({})\n{report}",
+                    log.display()
+                ));
+                "not equivalent".into()
+            }
+        })
+    };
+    let (input, passes, input_and_nodes, reference, input_check) = match flow {
+        YosysFlow::Aig => {
+            let script = pass::parse_script(&a.yosys_passes, &pass::PassContext::default())
+                .map_err(|e| UsageError(format!("--yosys-passes: {e}")))?;
+            if script.iter().any(|p| !p.preserves_function()) {
+                return Err(UsageError("--yosys-passes: function-preserving passes only".into()).into());
+            }
+            // As `train` lowers a model before counting its AND nodes.
+            let lowered = Aig::from_circuit_with(
+                net.circuit(),
+                None,
+                &LowerParams { exact_inputs: 3, exact_max_nodes: 12 },
+            );
+            let (aig, _) = pass::run_script(&lowered, &script, false)?;
+            let file = format!("{name}.yosys.aig");
+            let path = work.join(&file);
+            write_atomic_with(&path, |w| write_aiger(&aig, net.names(), AigerFormat::Binary, w))
+                .with_context(|| format!("writing {}", path.display()))?;
+            let model = write_minterm_blif(net, work, &format!("{name}.ref.blif"))?;
+            let verdict = check(&model, &file, "yosys-input")?;
+            (path, Some(a.yosys_passes.clone()), Some(aig.n_ands()), file, Some(verdict))
+        }
+        YosysFlow::Verilog => {
+            // Yosys writes the module's ports under their Verilog names: `x[i]` and
+            // `y[j]`, or `x` and `y` for one-bit ports.
+            let port = |base: &str, n: usize| -> Vec<String> {
+                if n == 1 { vec![base.into()] } else { (0..n).map(|i| format!("{base}[{i}]")).collect() }
+            };
+            let c = net.circuit();
+            let names = PortNames {
+                model: name.clone(),
+                inputs: port("x", c.n_inputs()),
+                outputs: port("y", c.n_outputs()),
+            };
+            let renamed = Netlist::new(names, c.clone())?;
+            let reference = write_minterm_blif(&renamed, work, &format!("{name}.verilog-ref.blif"))?;
+            (verilog.to_path_buf(), None, None, reference, None)
+        }
+    };
+    let counts = yosys_counts(&input, name, flow)?;
+    let file_name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
+    let lut6_check = check(&reference, &file_name(&counts.lut6_netlist), "lut6")?;
+    let ice40_check = check(&reference, &file_name(&counts.ice40_netlist), "ice40")?;
+    Ok(YosysReport {
+        counts,
+        input,
+        passes,
+        input_and_nodes,
+        reference,
+        input_check,
+        lut6_check,
+        ice40_check,
+    })
+}
+
+/// Writes `net` as a one-row-per-minterm BLIF (a cover written without the ISOP code the
+/// BLIF export uses) named `file` in `work`, and returns `file`.
+fn write_minterm_blif(net: &Netlist, work: &Path, file: &str) -> anyhow::Result<String> {
+    let text = to_blif(net, &BlifParams { cover: CoverStyle::Minterms });
+    write_file(&work.join(file), text.as_bytes())?;
+    Ok(file.to_owned())
+}
+
 /// ABC `cec` of the BLIF and AIGER exports against a reference: for a `.blif` or `.aig`
 /// circuit file, the file itself; otherwise the one-row-per-minterm BLIF of the circuit
 /// (a cover written without the ISOP code the BLIF export uses; the AIGER export goes
@@ -266,12 +414,7 @@ fn abc_checks(
             write_file(&work.join(&copy), &bytes)?;
             copy
         }
-        None => {
-            let copy = format!("{name}.ref.blif");
-            let text = to_blif(net, &BlifParams { cover: CoverStyle::Minterms });
-            write_file(&work.join(&copy), text.as_bytes())?;
-            copy
-        }
+        None => write_minterm_blif(net, work, &format!("{name}.ref.blif"))?,
     };
     // AIGER files may lack symbols: pair their ports by position (our exports keep it).
     let matching = if reference.ends_with(".blif") { Matching::Names } else { Matching::Positions };

@@ -11,4 +11,4 @@ pub mod yosys;
 pub use abc::{Cec, Matching, abc_cec};
 pub use icarus::{IcarusOutcome, run_icarus, run_icarus_every};
 pub use tool::{Tool, ToolError};
-pub use yosys::{YosysCounts, yosys_counts};
+pub use yosys::{YosysCounts, YosysFlow, yosys_counts};
