@@ -58,6 +58,37 @@ fn init_continues_a_relaxed_model_with_rda() {
         train(&["--data", "wine", "--init", "runs/wine/model.json", "--epochs", "2", "--out", "tuned"], p);
     assert_eq!(tuned["model"], "lut:2:64x2,groupsum:3", "{tuned}");
     assert_eq!(tuned["init"]["test_accuracy"], relaxed["test_accuracy"], "{tuned} vs {relaxed}");
+    // A learned first-layer wiring is rebuilt too, and carried to the fine-tuned model.
+    let learned = train(
+        &[
+            "--data",
+            "wine",
+            "--domain",
+            "smooth",
+            "--model",
+            "gates:64x2",
+            "--epochs",
+            "20",
+            "--batch",
+            "32",
+            "--input-candidates",
+            "4",
+            "--out",
+            "learned",
+        ],
+        p,
+    );
+    let from_learned = train(
+        &["--data", "wine", "--init", "learned/model.json", "--epochs", "0", "--out", "tuned-learned"],
+        p,
+    );
+    assert_eq!(
+        from_learned["init"]["test_accuracy"], learned["test_accuracy"],
+        "{from_learned} vs {learned}"
+    );
+    let wiring = &model(p, "learned")["learned_wiring"];
+    assert!(wiring.is_array(), "the relaxed run learned its wiring");
+    assert_eq!(&model(p, "tuned-learned")["learned_wiring"], wiring);
     assert_eq!(tuned["optimizer"], "rda-votes");
 }
 
