@@ -318,16 +318,7 @@ fn yosys_checks(
     let flow = YosysFlow::from(a.yosys_flow);
     let mut check = |reference: &str, file: &str, what: &str| -> anyhow::Result<String> {
         let log = work.join(format!("{name}.cec-{what}.log"));
-        Ok(match abc_cec(work, reference, file, Matching::Names, &log)? {
-            Cec::Equivalent => "equivalent".into(),
-            Cec::NotEquivalent { report } => {
-                failures.push(format!(
-                    "ABC: {file} is not equivalent to {reference} ({})\n{report}",
-                    log.display()
-                ));
-                "not equivalent".into()
-            }
-        })
+        cec_verdict(work, reference, file, Matching::Names, &log, failures)
     };
     let (input, passes, input_and_nodes, reference, input_check) = match flow {
         YosysFlow::Aig => {
@@ -392,6 +383,26 @@ fn write_minterm_blif(net: &Netlist, work: &Path, file: &str) -> anyhow::Result<
     Ok(file.to_owned())
 }
 
+/// ABC `cec` of `file` against `reference` (both in `work`, log at `log`): `"equivalent"`,
+/// or `"not equivalent"` with the counterexample report added to `failures`.
+fn cec_verdict(
+    work: &Path,
+    reference: &str,
+    file: &str,
+    matching: Matching,
+    log: &Path,
+    failures: &mut Vec<String>,
+) -> anyhow::Result<String> {
+    Ok(match abc_cec(work, reference, file, matching, log)? {
+        Cec::Equivalent => "equivalent".into(),
+        Cec::NotEquivalent { report } => {
+            failures
+                .push(format!("ABC: {file} is not equivalent to {reference} ({})\n{report}", log.display()));
+            "not equivalent".into()
+        }
+    })
+}
+
 /// ABC `cec` of the BLIF and AIGER exports against a reference: for a `.blif` or `.aig`
 /// circuit file, the file itself; otherwise the one-row-per-minterm BLIF of the circuit
 /// (a cover written without the ISOP code the BLIF export uses; the AIGER export goes
@@ -422,16 +433,7 @@ fn abc_checks(
         let file = format!("{name}.{ext}");
         export_to(&work.join(&file), net, format, &VerilogParams::default())?;
         let log = work.join(format!("{name}.cec-{ext}.log"));
-        Ok(match abc_cec(work, &reference, &file, matching, &log)? {
-            Cec::Equivalent => "equivalent".into(),
-            Cec::NotEquivalent { report } => {
-                failures.push(format!(
-                    "ABC: {file} is not equivalent to {reference} ({})\n{report}",
-                    log.display()
-                ));
-                "not equivalent".into()
-            }
-        })
+        cec_verdict(work, &reference, &file, matching, &log, failures)
     };
     let blif = verdict(Format::Blif, "blif")?;
     let aiger = verdict(Format::Aiger, "aig")?;

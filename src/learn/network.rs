@@ -346,25 +346,21 @@ mod tests {
     /// the seeded network back, and wiring that does not fit is refused.
     #[test]
     fn learned_wiring_replaces_the_seeded_one() {
+        // The inputs the six first-layer 2-LUTs read (their fanins after the 4 table bits).
+        let first_layer = |net: &Network| -> Vec<u32> {
+            let gates = net.circuit.gates().take(6);
+            gates
+                .flat_map(|(_, _, fanins)| fanins[4..].iter().map(|w| (w.index() - net.n_params()) as u32))
+                .collect()
+        };
         let spec: ModelSpec = "lut:2:6x2,groupsum:3".parse().unwrap();
         let seeded = Network::build(spec, 10, 3, 4).unwrap();
-        let first: Vec<u32> = seeded
-            .circuit
-            .gates()
-            .take(6)
-            .flat_map(|(_, _, fanins)| fanins[4..].iter().map(|w| (w.index() - seeded.n_params()) as u32))
-            .collect();
+        let first = first_layer(&seeded);
         assert_eq!(Network::build_with_wiring(spec, 10, 3, 4, std::slice::from_ref(&first)).unwrap(), seeded);
         let other: Vec<u32> = (0..12).map(|i| (i * 7 % 10) as u32).collect();
         let rewired = Network::build_with_wiring(spec, 10, 3, 4, std::slice::from_ref(&other)).unwrap();
         assert_ne!(rewired, seeded);
-        let read: Vec<u32> = rewired
-            .circuit
-            .gates()
-            .take(6)
-            .flat_map(|(_, _, fanins)| fanins[4..].iter().map(|w| (w.index() - rewired.n_params()) as u32))
-            .collect();
-        assert_eq!(read, other);
+        assert_eq!(first_layer(&rewired), other);
         for bad in [
             vec![other[..11].to_vec()],
             vec![[vec![10], other[1..].to_vec()].concat()],
