@@ -627,19 +627,24 @@ impl Packed {
 }
 
 /// Byte `v` as eight 0/1 floats, bit 0 first.
-const BIT_PATTERNS: [[f32; 8]; 256] = {
-    let mut t = [[0.0f32; 8]; 256];
-    let mut v = 0;
-    while v < 256 {
-        let mut i = 0;
-        while i < 8 {
-            t[v][i] = ((v >> i) & 1) as f32;
-            i += 1;
+const BIT_PATTERNS: [[f32; 8]; 256] = bit_table(false);
+
+/// The bits of integers as 0/1 floats: `t[r][c]` is bit `c` of `r`, or (`transposed`) bit
+/// `r` of `c`.
+const fn bit_table<const R: usize, const C: usize>(transposed: bool) -> [[f32; C]; R] {
+    let mut t = [[0.0f32; C]; R];
+    let mut r = 0;
+    while r < R {
+        let mut c = 0;
+        while c < C {
+            let (value, bit) = if transposed { (c, r) } else { (r, c) };
+            t[r][c] = ((value >> bit) & 1) as f32;
+            c += 1;
         }
-        v += 1;
+        r += 1;
     }
     t
-};
+}
 
 /// `acc + v * s`, lane by lane (written on arrays, which compile to vector instructions).
 #[inline(always)]
@@ -739,19 +744,7 @@ fn lane_dot(a: &[f32], b: &[f32]) -> f32 {
 }
 
 /// Whether two-input function `f` (its truth table over `s = a + 2b`) is 1 at `s`, as f32.
-const TRUTH: [[f32; 16]; 4] = {
-    let mut m = [[0.0f32; 16]; 4];
-    let mut s = 0;
-    while s < 4 {
-        let mut f = 0;
-        while f < 16 {
-            m[s][f] = ((f >> s) & 1) as f32;
-            f += 1;
-        }
-        s += 1;
-    }
-    m
-};
+const TRUTH: [[f32; 16]; 4] = bit_table(true);
 
 /// `[W, 16] -> [W, 4]`: a distribution over the 16 two-input functions to the relaxed
 /// 2-LUT table it mixes, `t_s = sum_f p_f [f(s)]`.
