@@ -3,7 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::{DataError, Dataset, Features};
-use crate::lanes::BitMatrix;
+use crate::lanes::{BitMatrix, LANES};
+use rayon::prelude::*;
 
 /// How each numeric feature becomes bits.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -65,12 +66,13 @@ impl Code {
         }
     }
 
-    /// Bit `i` of this feature for value `v`.
-    fn bit(&self, i: usize, v: f64) -> bool {
+    /// How many of this feature's bits are 1 for value `v`: they are always the first ones
+    /// (bit `i` is `v > t_i` with ascending thresholds).
+    fn level(&self, v: f64) -> usize {
         match self {
             #[allow(clippy::float_cmp)] // exact equality is the degenerate case being excluded
-            Self::Threshold { min, max } => max != min && (v - min) / (max - min) > 0.5,
-            Self::Thermometer { thresholds } => v > thresholds[i],
+            Self::Threshold { min, max } => usize::from(max != min && (v - min) / (max - min) > 0.5),
+            Self::Thermometer { thresholds } => thresholds.partition_point(|&t| v > t),
         }
     }
 }
@@ -220,17 +222,22 @@ impl Encoder {
             (Input::Real { codes, .. }, _, Some((nf, values, _))) if nf == codes.len() => {
                 let n = data.n_examples();
                 let mut out = BitMatrix::zeros(self.n_bits(), n);
-                let mut row = 0;
-                for (f, code) in codes.iter().enumerate() {
-                    for i in 0..code.width() {
-                        for e in 0..n {
-                            if code.bit(i, values[e * nf + f]) {
-                                out.set(row, e, true);
-                            }
-                        }
-                        row += 1;
-                    }
+                let words = out.words();
+                // Each feature's rows are one block of words, filled by one thread.
+                let mut blocks = Vec::with_capacity(codes.len());
+                let mut rest = out.words_mut();
+                for code in codes {
+                    let (block, tail) = rest.split_at_mut(code.width() * words);
+                    blocks.push(block);
+                    rest = tail;
                 }
+                blocks.into_par_iter().zip(codes).enumerate().for_each(|(f, (block, code))| {
+                    for e in 0..n {
+                        for i in 0..code.level(values[e * nf + f]) {
+                            block[i * words + e / LANES] |= 1 << (e % LANES);
+                        }
+                    }
+                });
                 Ok(out)
             }
             _ => Err(DataError::Encode(format!(

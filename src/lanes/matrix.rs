@@ -100,6 +100,12 @@ impl BitMatrix {
         &mut self.data[r * self.words..(r + 1) * self.words]
     }
 
+    /// Every packed word, row after row ([`words`](Self::words) per row), mutable: for
+    /// filling disjoint rows from several threads. Callers keep the tail lanes zero.
+    pub fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.data
+    }
+
     /// Bit of signal `r` on example `e`.
     #[must_use]
     pub fn get(&self, r: usize, e: usize) -> bool {
