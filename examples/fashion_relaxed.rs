@@ -13,7 +13,8 @@
 //! example adds the accuracy curve of the discretised circuit during training.
 
 use circuitlearn::aig::{Aig, LowerParams};
-use circuitlearn::data::idx::{FASHION_MNIST_DIR, LabelledImages, read_image_dir};
+use circuitlearn::data::idx::{FASHION_MNIST_CLASSES, FASHION_MNIST_DIR, LabelledImages, read_image_dir};
+use circuitlearn::data::{Encoder, Encoding, Features};
 use circuitlearn::domain::bind_params;
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::learn::head::accuracy;
@@ -22,22 +23,16 @@ use circuitlearn::learn::trainer::predict;
 use circuitlearn::pass;
 use std::time::Instant;
 
-/// Images as bits: `bits` uniform thermometer thresholds per pixel
-/// (bit `i` = pixel > 255 (i + 1) / (bits + 1)); first `limit` images.
-fn encode(set: &LabelledImages, bits: usize, limit: usize) -> (BitMatrix, Vec<u32>) {
-    let n = set.images.count.min(limit);
-    let px = set.images.pixels_per_image();
-    let mut m = BitMatrix::zeros(px * bits, n);
-    for e in 0..n {
-        for (p, &v) in set.images.image(e).iter().enumerate() {
-            for i in 0..bits {
-                if f64::from(v) > 255.0 * (i + 1) as f64 / (bits + 1) as f64 {
-                    m.set(p * bits + i, e, true);
-                }
-            }
-        }
+/// The first `limit` images of `set` as bits through `encoder`, with their labels.
+fn encode(set: &LabelledImages, encoder: &Encoder, limit: usize) -> (BitMatrix, Vec<u32>) {
+    let mut data =
+        set.to_dataset("fashion-mnist", &FASHION_MNIST_CLASSES).expect("labels of the ten classes");
+    let n = data.labels.len().min(limit);
+    data.labels.truncate(n);
+    if let Features::Real { n_features, values, .. } = &mut data.features {
+        values.truncate(n * *n_features);
     }
-    (m, set.labels[..n].iter().map(|&l| u32::from(l)).collect())
+    (encoder.encode(&data).expect("images of the fitted size"), data.labels)
 }
 
 fn arg(name: &str, default: &str) -> String {
@@ -64,8 +59,11 @@ fn main() {
         hard_choice_epochs: arg("--hard-choice-epochs", "0").parse().unwrap(),
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
-    let (x, y) = encode(&splits.train, bits, limit);
-    let (xt, yt) = encode(&splits.test, bits, usize::MAX);
+    // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.
+    let train_set = splits.train.to_dataset("fashion-mnist", &FASHION_MNIST_CLASSES).expect("labels");
+    let encoder = Encoder::fit(&Encoding::Uniform { bits }, &train_set).expect("an encoder");
+    let (x, y) = encode(&splits.train, &encoder, limit);
+    let (xt, yt) = encode(&splits.test, &encoder, usize::MAX);
     let spec = RelaxedSpec::parse(&model, 10).unwrap();
     let candidates: usize = arg("--candidates", "1").parse().unwrap();
     let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap().with_input_choice(candidates, p.seed);
