@@ -57,7 +57,8 @@ pub struct TrainArgs {
     pub loss: Option<String>,
     /// Numeric feature encoding: threshold | thermometer:B (per-feature quantiles) |
     /// uniform:B (B equally spaced thresholds over the data's range) [default:
-    /// thermometer:8; for fashion-mnist uniform:7 (relaxed) or thermometer:3 (RDA)].
+    /// thermometer:8; for fashion-mnist uniform:63 (relaxed, learned input wiring),
+    /// uniform:7 (relaxed, random wiring) or thermometer:3 (RDA)].
     #[arg(long)]
     pub encoding: Option<String>,
     /// Passes over the training data [default: 20; 12 for the fashion-mnist default
@@ -297,8 +298,9 @@ pub(super) fn passes_text(a: &TrainArgs) -> &str {
 
 /// The model `--data fashion-mnist` trains by default: relaxed two-input gates (six
 /// layers, 2,500 outputs = 250 per class), trained smooth with the first layer's wiring
-/// learned (`with_relaxed_defaults`) and discretised: 0.872 test accuracy at 37K ANDs
-/// in about 8 minutes (random wiring: 0.865 at 39K in 11; BENCHMARKS.md).
+/// learned (`with_relaxed_defaults`) and discretised: 0.878 test accuracy at 36K ANDs
+/// in about 12 minutes (7 thresholds per pixel: 0.872 in 8; random wiring: 0.865 at 39K
+/// in 11; BENCHMARKS.md).
 const FASHION_MNIST_RELAXED: &str = "gates:20000x6:2500";
 
 /// Whether `train` in the Boolean domain takes the relaxed-logic path: a `gates:` model,
@@ -311,9 +313,10 @@ fn takes_relaxed_path(a: &TrainArgs) -> bool {
 
 /// `a` with the Fashion-MNIST relaxed defaults filled in where no flag was given: the
 /// default model with its first layer's wiring learned among 32 candidates per input (the
-/// last 2 of 10 epochs on the chosen wiring), a uniform 7-bit thermometer, Adam rate 0.1
-/// with cosine decay, GroupSum temperature 9 (about 0.6 sqrt(group size), the best in
-/// short runs), residual initialisation 2.
+/// last 2 of 10 epochs on the chosen wiring), a uniform 63-bit thermometer (the learned
+/// wiring picks the thresholds it needs: +0.6 points over 7 bits; 7 bits when the wiring
+/// is random), Adam rate 0.1 with cosine decay, GroupSum temperature 9 (about
+/// 0.6 sqrt(group size), the best in short runs), residual initialisation 2.
 fn with_relaxed_defaults(a: &TrainArgs) -> TrainArgs {
     let mut r = a.clone();
     if a.data == "fashion-mnist" {
@@ -324,7 +327,9 @@ fn with_relaxed_defaults(a: &TrainArgs) -> TrainArgs {
             r.input_candidates.get_or_insert(32);
             r.hard_choice_epochs.get_or_insert(2);
         }
-        r.encoding.get_or_insert_with(|| "uniform:7".to_owned());
+        // The learned wiring picks the thresholds it needs; random wiring reads few well.
+        let learned = r.input_candidates.is_some_and(|c| c > 1);
+        r.encoding.get_or_insert_with(|| if learned { "uniform:63" } else { "uniform:7" }.to_owned());
         r.lr.get_or_insert(0.1);
         r.residual.get_or_insert(2.0);
         r.lr_schedule.get_or_insert_with(|| "cosine".to_owned());
@@ -610,4 +615,38 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         println!("{}", hw.summary);
     }
     hw.check()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::{Cli, Command};
+    use clap::Parser;
+
+    fn train_args(args: &[&str]) -> TrainArgs {
+        let cli = Cli::try_parse_from(["circuitlearn", "train"].iter().chain(args)).expect("valid flags");
+        let Command::Train(a) = cli.command else { unreachable!("a train command") };
+        *a
+    }
+
+    /// The Fashion-MNIST default reads 63 thresholds per pixel because its first layer
+    /// learns which to read; with random wiring it keeps 7; a given encoding wins.
+    #[test]
+    fn fashion_defaults_pick_the_encoding_by_wiring() {
+        let encoding = |args: &[&str]| with_relaxed_defaults(&train_args(args)).encoding;
+        assert_eq!(encoding(&["--data", "fashion-mnist"]).as_deref(), Some("uniform:63"));
+        assert_eq!(
+            encoding(&["--data", "fashion-mnist", "--input-candidates", "1"]).as_deref(),
+            Some("uniform:7")
+        );
+        let custom = ["--data", "fashion-mnist", "--model", "gates:100x2", "--input-candidates", "8"];
+        assert_eq!(encoding(&custom).as_deref(), Some("uniform:63"));
+        assert_eq!(
+            encoding(&["--data", "fashion-mnist", "--model", "gates:100x2"]).as_deref(),
+            Some("uniform:7")
+        );
+        let given = ["--data", "fashion-mnist", "--encoding", "thermometer:3"];
+        assert_eq!(encoding(&given).as_deref(), Some("thermometer:3"));
+        assert_eq!(encoding(&["--data", "iris"]), None);
+    }
 }
