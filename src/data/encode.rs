@@ -66,13 +66,12 @@ impl Code {
         }
     }
 
-    /// How many of this feature's bits are 1 for value `v`: they are always the first ones
-    /// (bit `i` is `v > t_i` with ascending thresholds).
-    fn level(&self, v: f64) -> usize {
+    /// Bit `i` of this feature for value `v`.
+    fn bit(&self, i: usize, v: f64) -> bool {
         match self {
             #[allow(clippy::float_cmp)] // exact equality is the degenerate case being excluded
-            Self::Threshold { min, max } => usize::from(max != min && (v - min) / (max - min) > 0.5),
-            Self::Thermometer { thresholds } => thresholds.partition_point(|&t| v > t),
+            Self::Threshold { min, max } => max != min && (v - min) / (max - min) > 0.5,
+            Self::Thermometer { thresholds } => v > thresholds[i],
         }
     }
 }
@@ -233,8 +232,9 @@ impl Encoder {
                 }
                 blocks.into_par_iter().zip(codes).enumerate().for_each(|(f, (block, code))| {
                     for e in 0..n {
-                        for i in 0..code.level(values[e * nf + f]) {
-                            block[i * words + e / LANES] |= 1 << (e % LANES);
+                        let v = values[e * nf + f];
+                        for i in 0..code.width() {
+                            block[i * words + e / LANES] |= u64::from(code.bit(i, v)) << (e % LANES);
                         }
                     }
                 });
