@@ -57,6 +57,7 @@ fn main() {
         residual: arg("--residual", "2").parse().unwrap(),
         cosine: arg("--lr-schedule", "constant") == "cosine",
         hard_choice_epochs: arg("--hard-choice-epochs", "0").parse().unwrap(),
+        hard_gate_epochs: arg("--hard-gate-epochs", "0").parse().unwrap(),
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
     // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.

@@ -21,7 +21,8 @@ fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error
 }
 
 /// Learned input wiring: the first layer's inputs choose among 4 candidates each, and the
-/// chosen wiring travels in `model.json` to `eval` and `verify`.
+/// chosen wiring travels in `model.json` to `eval` and `verify`; the last 2 epochs train
+/// with hard gates (straight-through).
 #[test]
 fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
     gates_on_wine(4)
@@ -30,6 +31,7 @@ fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<d
 fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
     let candidates_text = candidates.to_string();
+    let hard_gates = if candidates > 1 { "2" } else { "0" };
     let train = [
         "train",
         "--data",
@@ -49,6 +51,8 @@ fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
         "--json",
         "--input-candidates",
         &candidates_text,
+        "--hard-gate-epochs",
+        hard_gates,
     ];
     let o = circuitlearn(&train, d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -67,6 +71,7 @@ fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
         serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/wine/model.json"))?)?;
     assert_eq!(model["spec"], "lut:2:128x2,groupsum:3");
     assert_eq!(m["input_candidates"], candidates, "{m}");
+    assert_eq!(m["relaxed"]["hard_gate_epochs"].to_string(), hard_gates, "{m}");
     if candidates > 1 {
         let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
         assert_eq!(learned.len(), 1);
@@ -104,7 +109,12 @@ fn relaxed_models_refuse_bad_specs_with_exit_2() {
 #[test]
 fn relaxed_flags_are_refused_elsewhere() {
     let d = tempfile::tempdir().expect("tempdir");
-    for (flag, value) in [("--input-candidates", "4"), ("--tau", "3"), ("--lr-schedule", "cosine")] {
+    for (flag, value) in [
+        ("--input-candidates", "4"),
+        ("--tau", "3"),
+        ("--lr-schedule", "cosine"),
+        ("--hard-gate-epochs", "1"),
+    ] {
         let o = circuitlearn(
             &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", flag, value],
             d.path(),
@@ -113,6 +123,18 @@ fn relaxed_flags_are_refused_elsewhere() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(flag) && err.contains("relaxed"), "{flag}: {err}");
     }
+}
+
+/// Hard (straight-through) epochs discretise gate softmaxes; relaxed LUTs have none.
+#[test]
+fn hard_gate_epochs_need_a_gate_model() {
+    let d = tempfile::tempdir().expect("tempdir");
+    let args =
+        ["train", "--data", "iris", "--domain", "smooth", "--model", "lut:3:8x1", "--hard-gate-epochs", "1"];
+    let o = circuitlearn(&args, d.path());
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--hard-gate-epochs") && err.contains("gates:WxD"), "{err}");
 }
 
 #[test]

@@ -33,7 +33,7 @@ pub struct TrainArgs {
     pub test_fraction: f64,
     /// Model spec, e.g. lut:6:64x1,groupsum:3 | table,onehot | pseudolinear | gates:WxD[:O]
     /// (relaxed two-input gates, trained smooth and discretised) [default:
-    /// lut:6:64x1,groupsum:C for C classes; for fashion-mnist gates:20000x6:2500, or
+    /// lut:6:64x1,groupsum:C for C classes; for fashion-mnist gates:20000x6:3000, or
     /// lut:6:9000x2:1500,groupsum:10 with --optimizer rda].
     #[arg(long)]
     pub model: Option<String>,
@@ -117,10 +117,16 @@ pub struct TrainArgs {
     pub input_candidates: Option<usize>,
     /// Relaxed models with --input-candidates: the last N epochs train the gates with
     /// each input fixed to its heaviest candidate, the wiring the discretised circuit
-    /// gets [default: 1].
+    /// gets [default: 1; 3 for the fashion-mnist default].
     #[arg(long, value_name = "N")]
     #[serde(default)]
     pub hard_choice_epochs: Option<usize>,
+    /// Gate models (`gates:WxD`): the last N epochs compute with each gate's most likely
+    /// function, the circuit that is exported, and learn through the softmax
+    /// (straight-through) [default: 0; 1 for the fashion-mnist default].
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub hard_gate_epochs: Option<usize>,
     /// Print the metrics as one JSON object on the last line.
     #[arg(long)]
     pub json: bool,
@@ -301,7 +307,7 @@ pub(super) fn passes_text(a: &TrainArgs) -> &str {
 /// learned (`with_relaxed_defaults`) and discretised: 0.878 test accuracy at 36K ANDs
 /// in about 12 minutes (7 thresholds per pixel: 0.872 in 8; random wiring: 0.865 at 39K
 /// in 11; BENCHMARKS.md).
-const FASHION_MNIST_RELAXED: &str = "gates:20000x6:2500";
+const FASHION_MNIST_RELAXED: &str = "gates:20000x6:3000";
 
 /// Whether `train` in the Boolean domain takes the relaxed-logic path: a `gates:` model,
 /// or Fashion-MNIST with no model, optimiser or `--init` named (its default).
@@ -312,20 +318,22 @@ fn takes_relaxed_path(a: &TrainArgs) -> bool {
 }
 
 /// `a` with the Fashion-MNIST relaxed defaults filled in where no flag was given: the
-/// default model with its first layer's wiring learned among 32 candidates per input (the
-/// last 2 of 10 epochs on the chosen wiring), a uniform 63-bit thermometer (the learned
-/// wiring picks the thresholds it needs: +0.6 points over 7 bits; 7 bits when the wiring
-/// is random), Adam rate 0.1 with cosine decay, GroupSum temperature 9 (about
-/// 0.6 sqrt(group size), the best in short runs), residual initialisation 2.
+/// default model (300 outputs per class) with its first layer's wiring learned among 32
+/// candidates per input (the last 3 of 12 epochs on the chosen wiring, the very last with
+/// hard gates, straight-through), a uniform 63-bit thermometer (the learned wiring picks
+/// the thresholds it needs: +0.6 points over 7 bits; 7 bits when the wiring is random),
+/// Adam rate 0.1 with cosine decay, GroupSum temperature 10 (about 0.6 sqrt(group size),
+/// the best in short runs), residual initialisation 2.
 fn with_relaxed_defaults(a: &TrainArgs) -> TrainArgs {
     let mut r = a.clone();
     if a.data == "fashion-mnist" {
         if r.model.is_none() {
             r.model = Some(FASHION_MNIST_RELAXED.to_owned());
-            r.tau.get_or_insert(9.0);
-            r.epochs.get_or_insert(10);
+            r.tau.get_or_insert(10.0);
+            r.epochs.get_or_insert(12);
             r.input_candidates.get_or_insert(32);
-            r.hard_choice_epochs.get_or_insert(2);
+            r.hard_choice_epochs.get_or_insert(3);
+            r.hard_gate_epochs.get_or_insert(1);
         }
         // The learned wiring picks the thresholds it needs; random wiring reads few well.
         let learned = r.input_candidates.is_some_and(|c| c > 1);
@@ -419,6 +427,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         ("--lr-schedule", a.lr_schedule.is_some()),
         ("--input-candidates", a.input_candidates.is_some()),
         ("--hard-choice-epochs", a.hard_choice_epochs.is_some()),
+        ("--hard-gate-epochs", a.hard_gate_epochs.is_some()),
     ];
     if let Some((flag, _)) = relaxed_only.iter().find(|(_, given)| *given) {
         return Err(UsageError(format!(
@@ -648,5 +657,15 @@ mod tests {
         let given = ["--data", "fashion-mnist", "--encoding", "thermometer:3"];
         assert_eq!(encoding(&given).as_deref(), Some("thermometer:3"));
         assert_eq!(encoding(&["--data", "iris"]), None);
+    }
+
+    #[test]
+    fn fashion_defaults_end_with_hard_choice_and_hard_gates() {
+        let d = with_relaxed_defaults(&train_args(&["--data", "fashion-mnist"]));
+        assert_eq!(d.model.as_deref(), Some(FASHION_MNIST_RELAXED));
+        assert_eq!((d.epochs, d.hard_choice_epochs, d.hard_gate_epochs), (Some(12), Some(3), Some(1)));
+        let custom =
+            with_relaxed_defaults(&train_args(&["--data", "fashion-mnist", "--model", "gates:100x2"]));
+        assert_eq!((custom.hard_choice_epochs, custom.hard_gate_epochs), (None, None));
     }
 }

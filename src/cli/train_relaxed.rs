@@ -11,7 +11,7 @@ use crate::data::Encoder;
 use crate::io::ModelFile;
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::learn::head::accuracy;
-use crate::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
+use crate::learn::relaxed::{self, Relaxation, RelaxedNet, RelaxedParams, RelaxedSpec};
 use crate::learn::trainer::predict;
 use crate::pass;
 use anyhow::Context;
@@ -72,6 +72,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let x_test = encoder.encode(&test).with_context(|| format!("encoding test data {test_source}"))?;
     let spec_text = a.model.clone().unwrap_or_default();
     let spec = RelaxedSpec::parse(&spec_text, n_classes)?;
+    if a.hard_gate_epochs.is_some_and(|n| n > 0) && spec.relaxation != Relaxation::Gates {
+        return Err(
+            UsageError(format!("--hard-gate-epochs applies to gate models (gates:WxD), not {spec}")).into()
+        );
+    }
     let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?
         .with_input_choice(a.input_candidates.unwrap_or(1), a.seed);
     let defaults = RelaxedParams::default();
@@ -83,6 +88,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         seed: a.seed,
         residual: a.residual.unwrap_or(0.0) as f32,
         hard_choice_epochs: a.hard_choice_epochs.unwrap_or(usize::from(a.input_candidates.unwrap_or(1) > 1)),
+        hard_gate_epochs: a.hard_gate_epochs.unwrap_or(0),
         cosine: match a.lr_schedule.as_deref() {
             None | Some("constant") => false,
             Some("cosine") => true,

@@ -16,6 +16,11 @@
 //! 16 two-input functions. The input adjoint of a LUT layer reverses through its
 //! decomposition `sum_i scatter_i(dy * lut(wiring without i, slope_i(tables), x))`, so the
 //! set closes too.
+//!
+//! One gate's reverse rule is chosen rather than derived:
+//! [`StraightThroughMax`](SmoothOp::StraightThroughMax) is piecewise constant (derivative zero almost
+//! everywhere) and reverses as the identity, the straight-through estimator that lets
+//! relaxed gates compute with their discrete choice while learning through the softmax.
 
 use super::lut;
 use super::tensor::{self, Tensor, broadcast, broadcast_shape};
@@ -47,6 +52,11 @@ pub enum SmoothOp {
     Tanh,
     /// Row-wise `log softmax` over the last axis of `[B, n]`.
     LogSoftmax,
+    /// Row-wise one-hot of the largest entry (the first of ties) of `[B, n]`, whose
+    /// reverse rule passes the change through unchanged: the straight-through estimator
+    /// (Bengio et al. 2013). `ST(softmax(w))` computes with the hard choice and learns `w`
+    /// through the soft one.
+    StraightThroughMax,
     /// Row sums `[B, 1]` of `[B, n]`.
     RowSum,
     /// `(like, g)`: `g` summed down to `like`'s shape (the reverse of broadcasting).
@@ -140,6 +150,7 @@ impl SmoothOp {
             Self::Sigmoid => x[0].map(|a| 1.0 / (1.0 + (-a).exp())),
             Self::Tanh => x[0].map(f32::tanh),
             Self::LogSoftmax => tensor::log_softmax(x[0]),
+            Self::StraightThroughMax => tensor::one_hot_max(x[0]),
             Self::RowSum => tensor::row_sum(x[0]),
             Self::SumLike => tensor::sum_to(x[1], x[0].shape()),
             Self::ExpandLike => tensor::expand_to(x[1], x[0].shape()),
@@ -197,7 +208,7 @@ impl SmoothOp {
                 }
                 s[0].to_vec()
             }
-            Self::LogSoftmax => {
+            Self::LogSoftmax | Self::StraightThroughMax => {
                 rank(0, 2)?;
                 s[0].to_vec()
             }
@@ -403,6 +414,7 @@ impl Signature for SmoothOp {
             | Self::Sigmoid
             | Self::Tanh
             | Self::LogSoftmax
+            | Self::StraightThroughMax
             | Self::RowSum
             | Self::BatchMean
             | Self::MaxPool(_)
@@ -518,6 +530,7 @@ impl ReverseRules for SmoothOp {
                 let t = g(b, O::Mul, &[sm, rs]);
                 vec![Some(g(b, O::Sub, &[dy, t]))]
             }
+            O::StraightThroughMax => vec![Some(dy)],
             O::RowSum => vec![Some(g(b, O::ExpandLike, &[x[0], dy]))],
             O::SumLike => vec![None, Some(g(b, O::ExpandLike, &[x[1], dy]))],
             O::ExpandLike => vec![None, Some(sum_like(b, x[1], dy))],

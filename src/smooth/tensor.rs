@@ -330,6 +330,18 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
     Tensor { shape: x.shape.clone(), data }
 }
 
+/// Row-wise one-hot of the largest entry (the first of ties) of `[B, n]`.
+#[must_use]
+pub fn one_hot_max(x: &Tensor) -> Tensor {
+    let n = x.row_len().max(1);
+    let mut data = vec![0.0f32; x.data.len()];
+    data.par_chunks_mut(n).zip(x.data.par_chunks(n)).with_min_len(PAR_ELEMENTS / n).for_each(|(out, row)| {
+        let best = row.iter().enumerate().fold(0, |best, (i, &v)| if v > row[best] { i } else { best });
+        out[best] = 1.0;
+    });
+    Tensor { shape: x.shape.clone(), data }
+}
+
 /// Per-row sums `[B, 1]` of `[B, n]`.
 #[must_use]
 pub fn row_sum(x: &Tensor) -> Tensor {

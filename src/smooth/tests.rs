@@ -333,3 +333,15 @@ fn parameter_changes_skip_the_input_gradient() {
     assert_eq!(count("linear"), 2);
     assert_eq!(count("relu"), 1);
 }
+
+/// The straight-through max: forward the one-hot of each row's largest entry (the first
+/// of ties); reverse the change unchanged (`R[f](x, dy) = dy`).
+#[test]
+fn straight_through_max_is_one_hot_forward_and_identity_backward() {
+    let f = one_gate(SmoothOp::StraightThroughMax);
+    let x = Tensor::new(vec![3, 3], vec![0.1, 0.7, 0.2, 2.0, 2.0, -1.0, -3.0, -2.0, -5.0]);
+    assert_eq!(eval(&f, &[&x])[0].data(), &[0., 1., 0., 1., 0., 0., 0., 1., 0.]);
+    let dy = Tensor::new(vec![3, 3], (0..9).map(|i| i as f32 - 4.0).collect());
+    let dx = eval(&rdiff(&f), &[&x, &dy]).swap_remove(0);
+    assert_eq!(dx.data(), dy.data());
+}

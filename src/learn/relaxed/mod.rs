@@ -258,6 +258,14 @@ impl RelaxedNet {
     /// `[inputs, B]`; output the class scores `[B, C]` (group sums divided by `tau`).
     #[must_use]
     pub fn circuit(&self, tau: f32) -> SmoothCircuit {
+        self.circuit_with(tau, false)
+    }
+
+    /// [`circuit`](Self::circuit), with `straight_through` each gate's softmax made one-hot
+    /// by [`SmoothOp::StraightThroughMax`]: the forward pass is the discretised network's,
+    /// the logits learn through the softmax (gates only; LUT tables stay sigmoids).
+    #[must_use]
+    pub fn circuit_with(&self, tau: f32, straight_through: bool) -> SmoothCircuit {
         let d = self.layers.len();
         let extra = usize::from(self.choice.is_some());
         let mut b = CircuitBuilder::<SmoothOp>::new(d + extra, d + 1 + extra);
@@ -272,7 +280,10 @@ impl RelaxedNet {
             let tables = match self.relaxation {
                 Relaxation::Gates => {
                     let log_p = b.gate(SmoothOp::LogSoftmax, &[w]);
-                    let p = b.gate(SmoothOp::Exp, &[log_p]);
+                    let mut p = b.gate(SmoothOp::Exp, &[log_p]);
+                    if straight_through {
+                        p = b.gate(SmoothOp::StraightThroughMax, &[p]);
+                    }
                     b.gate(SmoothOp::TruthTables, &[p])
                 }
                 Relaxation::Lut => b.gate(SmoothOp::Sigmoid, &[w]),
@@ -533,6 +544,12 @@ pub struct RelaxedParams {
     /// discretised network will have.
     #[serde(default)]
     pub hard_choice_epochs: usize,
+    /// The last epochs compute with each gate's most likely function (straight-through:
+    /// the forward pass is the discretised network's, the logits learn through the
+    /// softmax), so that training sees the network it will export (gate relaxations; a
+    /// LUT relaxation keeps its sigmoid tables).
+    #[serde(default)]
+    pub hard_gate_epochs: usize,
 }
 
 impl Default for RelaxedParams {
@@ -546,6 +563,7 @@ impl Default for RelaxedParams {
             residual: 0.0,
             cosine: false,
             hard_choice_epochs: 0,
+            hard_gate_epochs: 0,
         }
     }
 }
@@ -597,6 +615,8 @@ pub fn train(
     let mut order: Vec<usize> = (0..labels.len()).collect();
     // The choice logits once made hard (then no longer trained).
     let mut hard_choice: Option<Vec<f32>> = None;
+    // The network trained: `net`, then with the choice made hard.
+    let mut chosen = net.clone();
     let flat = |params: &[Tensor], hard: &Option<Vec<f32>>| {
         let mut v: Vec<f32> = params.iter().flat_map(|t| t.data().iter().copied()).collect();
         v.extend(hard.iter().flatten());
@@ -604,15 +624,22 @@ pub fn train(
     };
     let total_steps = (labels.len().div_ceil(p.batch.max(1)) * p.epochs).max(1);
     let mut steps = 0usize;
+    let mut straight_through = false;
     for epoch in 1..=p.epochs {
-        if net.choice.is_some() && hard_choice.is_none() && epoch + p.hard_choice_epochs > p.epochs {
+        let choice_now =
+            net.choice.is_some() && hard_choice.is_none() && epoch + p.hard_choice_epochs > p.epochs;
+        let st_now = !straight_through && epoch + p.hard_gate_epochs > p.epochs;
+        if choice_now {
             let logits = flat(&params, &None);
-            let chosen = net.with_chosen_inputs(&logits);
-            step = step_circuit(&chosen.circuit(p.tau));
+            hard_choice = Some(net.hard_choice_logits(&logits));
+            chosen = net.with_chosen_inputs(&logits);
             wiring = chosen.wiring();
             params.truncate(chosen.layers.len());
             adams.truncate(chosen.layers.len());
-            hard_choice = Some(net.hard_choice_logits(&logits));
+        }
+        straight_through |= st_now;
+        if choice_now || st_now {
+            step = step_circuit(&chosen.circuit_with(p.tau, straight_through));
         }
         order.shuffle(&mut rng);
         let (mut loss, mut correct) = (0.0f64, 0usize);

@@ -102,6 +102,39 @@ fn a_hard_input_choice_is_the_learned_wiring() {
     assert_ne!(discrete, net.network);
 }
 
+/// Straight-through gates compute the discretised network exactly, from soft logits
+/// (each gate its most likely function), and the logits still get gradients.
+#[test]
+fn straight_through_gates_are_the_discrete_network() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let net = RelaxedNet::build(spec, 40, 3, 5).unwrap();
+    let logits = net.init(2, 1.0);
+    let params = net.discretise(&logits);
+    let x = random_inputs(40, 50, 8);
+    let idx: Vec<usize> = (0..50).collect();
+    let ins: Vec<Tensor> =
+        net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
+    let ins: Vec<&Tensor> = ins.iter().collect();
+    let scores = eval(&net.circuit_with(1.0, true), &ins).swap_remove(0);
+    let soft = eval(&net.circuit(1.0), &ins).swap_remove(0);
+    assert_ne!(scores, soft, "soft logits: the relaxed network differs");
+    let out = forward(&net.network.circuit, &params, &x);
+    let per = out.rows() / 3;
+    for e in 0..50 {
+        for c in 0..3 {
+            let count = (c * per..(c + 1) * per).filter(|&j| out.get(j, e)).count();
+            assert_eq!(scores.data()[e * 3 + c], count as f32, "example {e} class {c}");
+        }
+    }
+    let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
+    let step = step_circuit(&net.circuit_with(1.0, true));
+    let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
+    let grads = eval(&step, &with_y);
+    for g in &grads[..net.layers.len()] {
+        assert!(g.data().iter().any(|&v| v != 0.0), "every layer's logits learn");
+    }
+}
+
 /// The gates relaxation: the table of a one-hot mixture is that function's truth table,
 /// and AND / XOR relax to ab and a + b - 2ab (scores of a one-layer network, one gate per
 /// class).
@@ -206,4 +239,16 @@ fn gates_learn_iris_and_discretise() {
     assert!(hard >= 0.85, "discrete with learned wiring {hard}");
     let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p, |_, _| {}));
     assert_eq!(again.logits, report.logits);
+
+    // The last 10 epochs with hard gates too (straight-through): still learns, as
+    // deterministically; the gate logits moved during those epochs.
+    let p_hard = RelaxedParams { hard_gate_epochs: 10, ..p };
+    let hard_report = train(&chosen, &x, &train_ds.labels, &p_hard, |_, _| {});
+    assert_ne!(hard_report.logits, report.logits);
+    let params = chosen.discretise(&hard_report.logits);
+    let discrete = chosen.discrete_network(&hard_report.logits);
+    let hard = accuracy(&predict(&discrete, &params, &xt), &test_ds.labels);
+    assert!(hard >= 0.85, "discrete after straight-through epochs {hard}");
+    let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p_hard, |_, _| {}));
+    assert_eq!(again.logits, hard_report.logits);
 }
