@@ -188,8 +188,8 @@ impl LutNetwork {
     }
 
     /// Like [`param_adjoint_counts`](Self::param_adjoint_counts) with the adjoints
-    /// combined over fan-outs as `how` says: for [`Propagation::Sum`], `counts[i * dys.len()
-    /// + q]` is the sum over examples of the (saturated) number of paths from parameter
+    /// combined over fan-outs as `how` says: for [`Propagation::Sum`],
+    /// `counts[i * dys.len() + q]` is the sum over examples of the (saturated) number of paths from parameter
     /// `i`'s LUT to an output with adjoint 1 in `dys[q]` along which every LUT is sensitive,
     /// on the examples that address entry `i`.
     ///

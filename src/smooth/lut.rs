@@ -19,7 +19,7 @@
 //!
 //! Every kernel is parallel over output rows and each row is computed by one task in a
 //! fixed order, so results do not depend on the thread count: table adjoints are sums over
-//! the examples of one node, accumulated in [`LANES`] fixed lanes and then added lane by
+//! the examples of one node, accumulated in `LANES` fixed lanes and then added lane by
 //! lane; input adjoints are gathered per source node over its readers in wiring order
 //! (the [`LayerWiring`] keeps the inverse wiring for that), never scattered.
 
@@ -540,7 +540,7 @@ pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
 /// the mixture `sum_c weights[m, c] x[candidates[m, c]]` of `C` candidate rows of `x`;
 /// with the softmax of learned logits as weights it is a soft choice of one source, and
 /// discretised the heaviest candidate. The candidates are a wiring tensor (`k = C`).
-/// Input bits (every value 0 or 1) are read packed ([`Packed`]).
+/// Input bits (every value 0 or 1) are read packed (`Packed`).
 #[must_use]
 pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor {
     let (n, b) = (x.shape()[0], x.shape()[1]);

@@ -4,7 +4,7 @@
 //!
 //! A model is a `Circuit<SmoothOp>` `P x A -> B` whose parameter block holds one wire
 //! per weight tensor; its lens is [`Lens::of`](crate::cat::Lens::of), losses and the
-//! learning rate are lenses ([`loss`]), and [`learner`] composes them into the circuit
+//! learning rate are lenses ([`loss`]), and [`learner`](loss::learner) composes them into the circuit
 //! that returns the parameter gradient. Optimisers ([`optim`]) are the stateful
 //! reparametrisations that turn that gradient into new parameters. Relaxed gate and LUT
 //! networks (`learn::relaxed`) are circuits of the same gates plus those of [`lut`].
