@@ -40,6 +40,11 @@ fn default_train_learns_iris_and_writes_its_files() {
     }
     assert!(m["test_accuracy"].as_f64().unwrap() >= 0.9, "{m}");
     assert!(m["and_nodes"].as_u64().unwrap() > 0);
+    // Piped stderr: one progress line per epoch instead of a bar (of at most 20 epochs).
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("train 1/20: train acc") && err.contains("train 2/20: "), "{err}");
+    let json = circuitlearn(&["train", "--epochs", "2", "--out", "j", "--json"], d.path());
+    assert!(json.status.success() && !String::from_utf8_lossy(&json.stderr).contains("train 1/2"));
     let eval =
         circuitlearn(&["eval", "--model", "runs/iris/model.json", "--data", "iris", "--json"], d.path());
     assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
