@@ -233,9 +233,12 @@ fn gates_learn_iris_and_discretise() {
         assert_eq!(w.iter().filter(|&&v| v == 0.0).count(), 1, "{w:?}");
         assert_eq!(w.iter().filter(|&&v| v == -1000.0).count(), 3, "{w:?}");
     }
-    let params = chosen.discretise(&report.logits);
-    let discrete = chosen.discrete_network(&report.logits);
-    let hard = accuracy(&predict(&discrete, &params, &xt), &test_ds.labels);
+    // Test accuracy of the network trained logits discretise into (learned wiring included).
+    let discrete_accuracy = |logits: &[f32]| {
+        let discrete = chosen.discrete_network(logits);
+        accuracy(&predict(&discrete, &chosen.discretise(logits), &xt), &test_ds.labels)
+    };
+    let hard = discrete_accuracy(&report.logits);
     assert!(hard >= 0.85, "discrete with learned wiring {hard}");
     let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p, |_, _| {}));
     assert_eq!(again.logits, report.logits);
@@ -245,9 +248,7 @@ fn gates_learn_iris_and_discretise() {
     let p_hard = RelaxedParams { hard_gate_epochs: 10, ..p };
     let hard_report = train(&chosen, &x, &train_ds.labels, &p_hard, |_, _| {});
     assert_ne!(hard_report.logits, report.logits);
-    let params = chosen.discretise(&hard_report.logits);
-    let discrete = chosen.discrete_network(&hard_report.logits);
-    let hard = accuracy(&predict(&discrete, &params, &xt), &test_ds.labels);
+    let hard = discrete_accuracy(&hard_report.logits);
     assert!(hard >= 0.85, "discrete after straight-through epochs {hard}");
     let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p_hard, |_, _| {}));
     assert_eq!(again.logits, hard_report.logits);
