@@ -18,7 +18,7 @@ use circuitlearn::data::{Encoder, Encoding, Features};
 use circuitlearn::domain::bind_params;
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::learn::head::accuracy;
-use circuitlearn::learn::relaxed::{self, RelaxedNet, RelaxedParams, RelaxedSpec};
+use circuitlearn::learn::relaxed::{self, PixelGrid, RelaxedNet, RelaxedParams, RelaxedSpec};
 use circuitlearn::learn::trainer::predict;
 use circuitlearn::pass;
 use std::time::Instant;
@@ -58,6 +58,8 @@ fn main() {
         cosine: arg("--lr-schedule", "constant") == "cosine",
         hard_choice_epochs: arg("--hard-choice-epochs", "0").parse().unwrap(),
         hard_gate_epochs: arg("--hard-gate-epochs", "0").parse().unwrap(),
+        narrow_after: arg("--narrow-after", "0").parse().unwrap(),
+        narrow_to: arg("--narrow-to", "0").parse().unwrap(),
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
     // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.
@@ -67,7 +69,15 @@ fn main() {
     let (xt, yt) = encode(&splits.test, &encoder, usize::MAX);
     let spec = RelaxedSpec::parse(&model, 10).unwrap();
     let candidates: usize = arg("--candidates", "1").parse().unwrap();
-    let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap().with_input_choice(candidates, p.seed);
+    let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap();
+    // `--radius R`: candidates near one pixel per gate (`train --input-radius`).
+    let net = match arg("--radius", "none").as_str() {
+        "none" => net.with_input_choice(candidates, p.seed),
+        r => {
+            let grid = PixelGrid { width: splits.train.images.cols, height: splits.train.images.rows };
+            net.with_local_input_choice(candidates, p.seed, grid, r.parse().unwrap()).unwrap()
+        }
+    };
     let t0 = Instant::now();
     relaxed::train(&net, &x, &y, &p, |h, l| {
         let epoch = h.epoch;
@@ -89,7 +99,7 @@ fn main() {
             let row = serde_json::json!({
                 "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
                 "relaxed_test": soft, "test": hard, "train": hard_train,
-                "live": net.live_nodes(l), "candidates": candidates, "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
+                "live": net.live_nodes(l), "candidates": candidates, "radius": arg("--radius", "none"), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
             });
             println!("{row}");
         }

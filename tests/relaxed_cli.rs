@@ -8,6 +8,7 @@ use common::circuitlearn;
 
 use circuitlearn::tools::Tool;
 use common::have;
+use std::path::Path;
 use std::process::Output;
 
 fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
@@ -114,6 +115,9 @@ fn relaxed_flags_are_refused_elsewhere() {
         ("--tau", "3"),
         ("--lr-schedule", "cosine"),
         ("--hard-gate-epochs", "1"),
+        ("--input-radius", "2"),
+        ("--narrow-candidates", "4"),
+        ("--narrow-after", "2"),
     ] {
         let o = circuitlearn(
             &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", flag, value],
@@ -135,6 +139,66 @@ fn hard_gate_epochs_need_a_gate_model() {
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("--hard-gate-epochs") && err.contains("gates:WxD"), "{err}");
+}
+
+/// `--input-radius` draws a gate's candidates around one pixel: on image data both inputs
+/// of every first-layer gate end up within twice the radius of each other (the choice
+/// narrowed to 3 candidates for the second of three epochs on the way); without image data or
+/// without candidates the choice flags are usage errors.
+#[test]
+fn input_radius_keeps_first_layer_gates_local() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let data = dir.to_str().ok_or("path")?;
+    let run = |extra: &[&str]| {
+        let args =
+            ["train", "--data", data, "--model", "gates:60x2", "--encoding", "uniform:3", "--epochs", "3"];
+        circuitlearn(&[&args[..], extra, &["--json"]].concat(), d.path())
+    };
+    let o = run(&["--input-candidates", "8", "--input-radius", "1", "--narrow-candidates", "3"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let j = last_json(&o)?;
+    assert_eq!(j["input_radius"], 1);
+    assert_eq!(
+        (j["relaxed"]["narrow_to"].as_u64(), j["relaxed"]["narrow_after"].as_u64()),
+        (Some(3), Some(1))
+    );
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/fashion-tiny/model.json"))?)?;
+    let first = model["learned_wiring"][0].as_array().ok_or("learned wiring")?;
+    assert_eq!(first.len(), 60 * 2);
+    let place = |v: &serde_json::Value| v.as_u64().map(|b| (b as usize / 3 % 28, b as usize / 3 / 28));
+    for gate in first.chunks_exact(2) {
+        let ((x0, y0), (x1, y1)) = (place(&gate[0]).ok_or("index")?, place(&gate[1]).ok_or("index")?);
+        assert!(x0.abs_diff(x1) <= 2 && y0.abs_diff(y1) <= 2, "gate reads {gate:?}");
+    }
+    let iris = [
+        "train",
+        "--data",
+        "iris",
+        "--model",
+        "gates:16x2",
+        "--input-candidates",
+        "4",
+        "--input-radius",
+        "1",
+    ];
+    let refused = [
+        (run(&["--input-radius", "1"]), "--input-radius applies with --input-candidates 2 or more"),
+        (circuitlearn(&iris, d.path()), "--input-radius applies to image data"),
+        (run(&["--narrow-candidates", "2"]), "--narrow-candidates applies with --input-candidates 2 or more"),
+        (
+            run(&["--input-candidates", "8", "--narrow-after", "1"]),
+            "--narrow-after needs --narrow-candidates",
+        ),
+        (run(&["--input-candidates", "8", "--narrow-candidates", "0"]), "take 1 or more"),
+    ];
+    for (o, why) in refused {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(err.contains(why), "{err}");
+    }
+    Ok(())
 }
 
 #[test]

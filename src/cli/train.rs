@@ -10,6 +10,7 @@ use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::io::ModelFile;
 use crate::io::model_file::params_to_hex;
 use crate::learn::head::{accuracy, classes_of_indices};
+use crate::learn::relaxed::PixelGrid;
 use crate::learn::trainer::predict;
 use crate::learn::{Body, Checkpoint, Init, ModelSpec, Network, Optimizer, Trainer, VoteParams};
 use crate::pass;
@@ -115,6 +116,24 @@ pub struct TrainArgs {
     #[arg(long, value_name = "C")]
     #[serde(default)]
     pub input_candidates: Option<usize>,
+    /// Relaxed models with --input-candidates on image data: draw a first-layer gate's
+    /// candidates from the pixels within R rows and columns of one centre pixel, so that
+    /// gates compare neighbouring pixels; omitted, candidates come from the whole image
+    /// [default: 2 for the fashion-mnist default].
+    #[arg(long, value_name = "R")]
+    #[serde(default)]
+    pub input_radius: Option<usize>,
+    /// Relaxed models with --input-candidates: after --narrow-after epochs each input keeps
+    /// only its K heaviest candidates, which makes the remaining soft-choice epochs cheaper
+    /// [default: all; 4 for the fashion-mnist default].
+    #[arg(long, value_name = "K")]
+    #[serde(default)]
+    pub narrow_candidates: Option<usize>,
+    /// Relaxed models with --narrow-candidates: epochs before the choice narrows
+    /// [default: 1; 2 for the fashion-mnist default].
+    #[arg(long, value_name = "N")]
+    #[serde(default)]
+    pub narrow_after: Option<usize>,
     /// Relaxed models with --input-candidates: the last N epochs train the gates with
     /// each input fixed to its heaviest candidate, the wiring the discretised circuit
     /// gets [default: 1; 3 for the fashion-mnist default].
@@ -276,16 +295,30 @@ const FASHION_MNIST_BATCH: usize = 2048;
 /// margin of 0.05 beats 0.1 and 0.2 (0.801, 0.799, 0.785).
 const FASHION_MNIST_VOTES: (f64, f64) = (2.0, 0.05);
 
-/// Training set, test set and where the test set came from: image data
-/// (`fashion-mnist`, an IDX directory) with its own test split, otherwise [`split`].
-pub(super) fn load(a: &TrainArgs) -> anyhow::Result<(Dataset, Dataset, String)> {
+/// What `train` learns from: training and test sets, where the test set came from, and
+/// the pixel grid when the data are images.
+pub(super) struct TrainData {
+    pub train: Dataset,
+    pub test: Dataset,
+    pub test_source: String,
+    pub grid: Option<PixelGrid>,
+}
+
+/// The data of `--data`: image data (`fashion-mnist`, an IDX directory) with its own test
+/// split, otherwise [`split`].
+pub(super) fn load(a: &TrainArgs) -> anyhow::Result<TrainData> {
     let Some(img) = super::images::load(&a.data, a.test.as_deref())? else {
-        return split(a, data::load(&a.data)?);
+        let (train, test, test_source) = split(a, data::load(&a.data)?)?;
+        return Ok(TrainData { train, test, test_source, grid: None });
     };
     let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
-    let train = img.splits.train.to_dataset(&img.name, &names)?;
-    let test = img.splits.test.to_dataset(&img.name, &names)?;
-    Ok((train, test, img.test_source))
+    let images = &img.splits.train.images;
+    Ok(TrainData {
+        train: img.splits.train.to_dataset(&img.name, &names)?,
+        test: img.splits.test.to_dataset(&img.name, &names)?,
+        test_source: img.test_source,
+        grid: Some(PixelGrid { width: images.cols, height: images.rows }),
+    })
 }
 
 /// The `--encoding` in effect: the flag, else the data's default.
@@ -334,6 +367,11 @@ fn with_relaxed_defaults(a: &TrainArgs) -> TrainArgs {
             r.input_candidates.get_or_insert(32);
             r.hard_choice_epochs.get_or_insert(3);
             r.hard_gate_epochs.get_or_insert(1);
+            if r.input_candidates.is_some_and(|c| c > 1) {
+                r.input_radius.get_or_insert(2);
+                r.narrow_candidates.get_or_insert(4);
+                r.narrow_after.get_or_insert(2);
+            }
         }
         // The learned wiring picks the thresholds it needs; random wiring reads few well.
         let learned = r.input_candidates.is_some_and(|c| c > 1);
@@ -426,6 +464,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         ("--residual", a.residual.is_some()),
         ("--lr-schedule", a.lr_schedule.is_some()),
         ("--input-candidates", a.input_candidates.is_some()),
+        ("--input-radius", a.input_radius.is_some()),
+        ("--narrow-candidates", a.narrow_candidates.is_some()),
+        ("--narrow-after", a.narrow_after.is_some()),
         ("--hard-choice-epochs", a.hard_choice_epochs.is_some()),
         ("--hard-gate-epochs", a.hard_gate_epochs.is_some()),
     ];
@@ -449,7 +490,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         return Err(UsageError(format!("--loss {loss}: the bool domain trains with the xor loss")).into());
     }
     set_threads(a.threads);
-    let (train, test, test_source) = load(a)?;
+    let TrainData { train, test, test_source, .. } = load(a)?;
     let n_classes = train.n_classes();
     let fashion = a.data == "fashion-mnist";
     let init = a.init.as_deref().map(|p| read_init(a, p, &train)).transpose()?;
@@ -664,8 +705,15 @@ mod tests {
         let d = with_relaxed_defaults(&train_args(&["--data", "fashion-mnist"]));
         assert_eq!(d.model.as_deref(), Some(FASHION_MNIST_RELAXED));
         assert_eq!((d.epochs, d.hard_choice_epochs, d.hard_gate_epochs), (Some(12), Some(3), Some(1)));
+        assert_eq!((d.input_radius, d.narrow_candidates, d.narrow_after), (Some(2), Some(4), Some(2)));
+        let random = ["--data", "fashion-mnist", "--input-candidates", "1"];
+        let random = with_relaxed_defaults(&train_args(&random));
+        assert_eq!((random.input_radius, random.narrow_candidates), (None, None));
         let custom =
             with_relaxed_defaults(&train_args(&["--data", "fashion-mnist", "--model", "gates:100x2"]));
-        assert_eq!((custom.hard_choice_epochs, custom.hard_gate_epochs), (None, None));
+        assert_eq!(
+            (custom.hard_choice_epochs, custom.hard_gate_epochs, custom.input_radius),
+            (None, None, None)
+        );
     }
 }

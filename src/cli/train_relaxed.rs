@@ -5,7 +5,7 @@
 
 use super::common::{UsageError, progress, set_threads, write_json_file};
 use super::export::export_trained;
-use super::train::{Metrics, TrainArgs, encoding_text, load, parse_encoding, passes_text};
+use super::train::{Metrics, TrainArgs, TrainData, encoding_text, load, parse_encoding, passes_text};
 use crate::aig::{Aig, LowerParams};
 use crate::data::Encoder;
 use crate::io::ModelFile;
@@ -41,12 +41,37 @@ struct RelaxedMetrics {
     relaxed_test_accuracy: f64,
     /// Candidate input bits per first-layer gate input (1: random wiring, else learned).
     input_candidates: usize,
+    /// Rows and columns around a gate's centre pixel its candidates come from (none: the
+    /// whole image or input).
+    input_radius: Option<usize>,
     /// Nodes whose discretised output reaches a class output through inputs it depends on.
     live_gates: usize,
     /// Training settings (epochs, batch, Adam rate, GroupSum temperature, seed, residual init).
     relaxed: RelaxedParams,
     /// Cross-entropy per epoch.
     loss_history: Vec<f64>,
+}
+
+/// Checks the flags that shape a learned input choice: they need `--input-candidates`
+/// of 2 or more, and `--narrow-after` needs `--narrow-candidates`.
+fn check_choice_flags(a: &TrainArgs, candidates: usize) -> Result<(), UsageError> {
+    let given = [
+        ("--input-radius", a.input_radius.is_some()),
+        ("--narrow-candidates", a.narrow_candidates.is_some()),
+        ("--narrow-after", a.narrow_after.is_some()),
+    ];
+    if candidates <= 1
+        && let Some((flag, _)) = given.iter().find(|(_, given)| *given)
+    {
+        return Err(UsageError(format!("{flag} applies with --input-candidates 2 or more")));
+    }
+    if a.narrow_candidates == Some(0) || a.narrow_after == Some(0) {
+        return Err(UsageError("--narrow-candidates and --narrow-after take 1 or more".into()));
+    }
+    if a.narrow_after.is_some() && a.narrow_candidates.is_none() {
+        return Err(UsageError("--narrow-after needs --narrow-candidates K".into()));
+    }
+    Ok(())
 }
 
 /// Runs relaxed training for `train`.
@@ -63,8 +88,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    let candidates = a.input_candidates.unwrap_or(1);
+    check_choice_flags(a, candidates)?;
     set_threads(a.threads);
-    let (train, test, test_source) = load(a)?;
+    let TrainData { train, test, test_source, grid } = load(a)?;
     let n_classes = train.n_classes();
     let encoding = parse_encoding(encoding_text(a))?;
     let encoder = Encoder::fit(&encoding, &train)?;
@@ -77,8 +104,18 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             UsageError(format!("--hard-gate-epochs applies to gate models (gates:WxD), not {spec}")).into()
         );
     }
-    let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?
-        .with_input_choice(a.input_candidates.unwrap_or(1), a.seed);
+    let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, a.seed)?;
+    let net = match (a.input_radius, grid) {
+        (None, _) => net.with_input_choice(candidates, a.seed),
+        (Some(r), Some(grid)) => net.with_local_input_choice(candidates, a.seed, grid, r)?,
+        (Some(_), None) => {
+            let why = format!(
+                "--input-radius applies to image data (fashion-mnist, an IDX directory), not {}",
+                a.data
+            );
+            return Err(UsageError(why).into());
+        }
+    };
     let defaults = RelaxedParams::default();
     let p = RelaxedParams {
         epochs: a.epoch_count(),
@@ -87,8 +124,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         tau: a.tau.map_or_else(|| default_tau(&net), |v| v as f32),
         seed: a.seed,
         residual: a.residual.unwrap_or(0.0) as f32,
-        hard_choice_epochs: a.hard_choice_epochs.unwrap_or(usize::from(a.input_candidates.unwrap_or(1) > 1)),
+        hard_choice_epochs: a.hard_choice_epochs.unwrap_or(usize::from(candidates > 1)),
         hard_gate_epochs: a.hard_gate_epochs.unwrap_or(0),
+        narrow_after: a.narrow_after.unwrap_or(1),
+        narrow_to: a.narrow_candidates.unwrap_or(0),
         cosine: match a.lr_schedule.as_deref() {
             None | Some("constant") => false,
             Some("cosine") => true,
@@ -162,6 +201,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         relaxed_train_accuracy: soft(&x_train, &train.labels),
         relaxed_test_accuracy: soft(&x_test, &test.labels),
         input_candidates: net.input_candidates(),
+        input_radius: a.input_radius,
         live_gates: net.live_nodes(&report.logits),
         relaxed: p,
         loss_history: report.history.iter().map(|h| h.loss).collect(),

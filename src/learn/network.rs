@@ -62,6 +62,16 @@ pub enum ModelError {
         /// What is wrong.
         why: String,
     },
+    /// Image locality asked of input bits that are not whole pixels of the image.
+    #[error("{inputs} input bits are not a whole number of bits per pixel of {width}x{height} images")]
+    NotAnImage {
+        /// Input bits of the data.
+        inputs: usize,
+        /// Pixels per row.
+        width: usize,
+        /// Rows.
+        height: usize,
+    },
     /// More parameters than [`MAX_PARAMS`].
     #[error("model {spec} over {inputs} input bits needs more than {MAX_PARAMS} parameters")]
     TooLarge {

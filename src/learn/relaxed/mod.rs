@@ -20,6 +20,13 @@
 //! [`Network::build`] of the discrete spec, so the discretised parameters drop into the
 //! Boolean network that `model.json`, `export`, `verify` and `eval` already rebuild from
 //! spec and seed.
+//!
+//! The first layer's wiring can be learned instead ([`RelaxedNet::with_input_choice`]):
+//! each address bit reads a softmax mixture of candidate input bits, drawn from the whole
+//! input or, for images, near one pixel per gate
+//! ([`RelaxedNet::with_local_input_choice`]); training can narrow the choice to the
+//! heaviest candidates part-way ([`RelaxedParams::narrow_to`]) and fix it for the last
+//! epochs ([`RelaxedParams::hard_choice_epochs`]); `model.json` stores the chosen sources.
 
 use super::network::ModelError;
 use super::spec::{Head, ModelSpec, SpecError};
@@ -85,6 +92,15 @@ impl std::fmt::Display for RelaxedSpec {
             Relaxation::Lut => write!(f, "{text}"),
         }
     }
+}
+
+/// The pixel grid of image inputs, for [`RelaxedNet::with_local_input_choice`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PixelGrid {
+    /// Pixels per row.
+    pub width: usize,
+    /// Rows.
+    pub height: usize,
 }
 
 /// A relaxed network: the discrete LUT network plus the layer wiring the kernels read.
@@ -161,23 +177,77 @@ impl RelaxedNet {
     /// and reads the heaviest one once discretised. `candidates <= 1` keeps the seeded
     /// wiring.
     #[must_use]
-    pub fn with_input_choice(mut self, candidates: usize, seed: u64) -> Self {
+    pub fn with_input_choice(self, candidates: usize, seed: u64) -> Self {
+        let n_inputs = self.network.circuit.n_args() as u32;
+        self.with_candidates(
+            candidates,
+            seed,
+            |gate, i, c, rng| {
+                if c == 0 { gate[i] } else { rng.random_range(0..n_inputs) }
+            },
+        )
+    }
+
+    /// [`with_input_choice`](Self::with_input_choice) with a locality prior for image
+    /// inputs (feature-major rows, as [`Encoder`](crate::data::Encoder) writes them, one
+    /// feature per pixel of `grid`): the candidates of a first-layer gate are input bits
+    /// (any threshold) of pixels within `radius` rows and columns of the gate's centre,
+    /// the pixel of its first seeded source, which stays its first candidate. A gate then
+    /// compares nearby pixels (edges, strokes), as a convolution's first layer does,
+    /// without shared weights.
+    ///
+    /// # Errors
+    /// [`ModelError::NotAnImage`] if the input bits are not a whole number of bits per
+    /// pixel of `grid`.
+    pub fn with_local_input_choice(
+        self,
+        candidates: usize,
+        seed: u64,
+        grid: PixelGrid,
+        radius: usize,
+    ) -> Result<Self, ModelError> {
+        let inputs = self.network.circuit.n_args();
+        let (width, height) = (grid.width, grid.height);
+        if width * height == 0 || !inputs.is_multiple_of(width * height) {
+            return Err(ModelError::NotAnImage { inputs, width, height });
+        }
+        let bits = inputs / (width * height);
+        let r = radius.min(width.max(height)) as i64;
+        let near = move |centre: u32, rng: &mut ChaCha8Rng| {
+            let pixel = centre as usize / bits;
+            let mut step = |at: usize, size: usize| {
+                (at as i64 + rng.random_range(-r..=r)).clamp(0, size as i64 - 1) as usize
+            };
+            let (x, y) = (step(pixel % width, width), step(pixel / width, height));
+            ((y * width + x) * bits + rng.random_range(0..bits)) as u32
+        };
+        Ok(self.with_candidates(candidates, seed, |gate, i, c, rng| {
+            if i == 0 && c == 0 { gate[0] } else { near(gate[0], rng) }
+        }))
+    }
+
+    /// The input choice of `candidates` per address bit of the first layer, candidate `c`
+    /// of address bit `i` of a gate whose seeded sources are `gate` being
+    /// `draw(gate, i, c, rng)`; `candidates <= 1` keeps the seeded wiring.
+    fn with_candidates(
+        mut self,
+        candidates: usize,
+        seed: u64,
+        mut draw: impl FnMut(&[u32], usize, usize, &mut ChaCha8Rng) -> u32,
+    ) -> Self {
         if candidates <= 1 {
             self.choice = None;
             return self;
         }
-        let n_inputs = self.network.circuit.n_args();
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc401_ce5e_ed00);
-        let sources: Vec<u32> = self.layers[0]
-            .sources
-            .iter()
-            .flat_map(|&s| {
-                let mut c = vec![s];
-                c.extend((1..candidates).map(|_| rng.random_range(0..n_inputs) as u32));
-                c
-            })
-            .collect();
-        self.choice = Some(LayerWiring::new(candidates, sources, n_inputs));
+        let first = &self.layers[0];
+        let mut sources = Vec::with_capacity(first.sources.len() * candidates);
+        for gate in first.sources.chunks_exact(first.k) {
+            for i in 0..gate.len() {
+                sources.extend((0..candidates).map(|c| draw(gate, i, c, &mut rng)));
+            }
+        }
+        self.choice = Some(LayerWiring::new(candidates, sources, self.network.circuit.n_args()));
         self
     }
 
@@ -358,6 +428,29 @@ impl RelaxedNet {
                 (0..c.k).map(move |i| if i == best { 0.0 } else { -1000.0 })
             })
             .collect()
+    }
+
+    /// The network whose input choice keeps, for each address bit, the `keep` candidates
+    /// of largest weight in `logits` (heaviest first; ties to the earlier candidate), and
+    /// for each kept candidate its index among this network's choice logits. A choice of
+    /// at most `keep` candidates (or `keep` 0) is returned unchanged, all indices kept.
+    #[must_use]
+    pub fn with_top_candidates(&self, logits: &[f32], keep: usize) -> (Self, Vec<usize>) {
+        let Some(c) = &self.choice else { return (self.clone(), Vec::new()) };
+        if keep >= c.k || keep == 0 {
+            return (self.clone(), (0..c.sources.len()).collect());
+        }
+        let w = &logits[self.n_table_logits()..];
+        let mut kept = Vec::with_capacity(c.sources.len() / c.k * keep);
+        for (m, w) in w.chunks_exact(c.k).enumerate() {
+            let mut order: Vec<usize> = (0..c.k).collect();
+            order.sort_by(|&a, &b| w[b].total_cmp(&w[a]).then(a.cmp(&b)));
+            kept.extend(order[..keep].iter().map(|&i| m * c.k + i));
+        }
+        let sources = kept.iter().map(|&i| c.sources[i]).collect();
+        let mut out = self.clone();
+        out.choice = Some(LayerWiring::new(keep, sources, c.prev_width()));
+        (out, kept)
     }
 
     /// The network with the input choice of `logits` fixed: no choice, the first layer
@@ -550,6 +643,14 @@ pub struct RelaxedParams {
     /// LUT relaxation keeps its sigmoid tables).
     #[serde(default)]
     pub hard_gate_epochs: usize,
+    /// With a learned input choice: after this many epochs each input keeps only its
+    /// [`narrow_to`](Self::narrow_to) heaviest candidates (0: never), which makes the
+    /// remaining soft-choice epochs cheaper; the choice settles in the first epochs.
+    #[serde(default)]
+    pub narrow_after: usize,
+    /// Candidates each input keeps after [`narrow_after`](Self::narrow_after) epochs.
+    #[serde(default)]
+    pub narrow_to: usize,
 }
 
 impl Default for RelaxedParams {
@@ -564,6 +665,8 @@ impl Default for RelaxedParams {
             cosine: false,
             hard_choice_epochs: 0,
             hard_gate_epochs: 0,
+            narrow_after: 0,
+            narrow_to: 0,
         }
     }
 }
@@ -615,10 +718,21 @@ pub fn train(
     let mut order: Vec<usize> = (0..labels.len()).collect();
     // The choice logits once made hard (then no longer trained).
     let mut hard_choice: Option<Vec<f32>> = None;
-    // The network trained: `net`, then with the choice made hard.
+    // The network trained: `net`, then with the choice narrowed, then made hard.
     let mut chosen = net.clone();
-    let flat = |params: &[Tensor], hard: &Option<Vec<f32>>| {
+    // With the choice narrowed: the index in `net`'s choice logits of each trained one.
+    let mut kept: Option<Vec<usize>> = None;
+    // The logits in `net`'s layout: candidates narrowed away get -1000 (weight exactly 0).
+    let flat = |params: &[Tensor], hard: &Option<Vec<f32>>, kept: &Option<Vec<usize>>| {
+        let n_tables = net.n_table_logits();
         let mut v: Vec<f32> = params.iter().flat_map(|t| t.data().iter().copied()).collect();
+        if let Some(kept) = kept.as_ref().filter(|_| hard.is_none()) {
+            let narrowed = v.split_off(n_tables);
+            v.resize(net.n_logits(), -1000.0);
+            for (&i, w) in kept.iter().zip(narrowed) {
+                v[n_tables + i] = w;
+            }
+        }
         v.extend(hard.iter().flatten());
         v
     };
@@ -628,17 +742,32 @@ pub fn train(
     for epoch in 1..=p.epochs {
         let choice_now =
             net.choice.is_some() && hard_choice.is_none() && epoch + p.hard_choice_epochs > p.epochs;
+        let narrow_now = !choice_now && p.narrow_to > 0 && p.narrow_after > 0 && epoch == p.narrow_after + 1;
         let st_now = !straight_through && epoch + p.hard_gate_epochs > p.epochs;
         if choice_now {
-            let logits = flat(&params, &None);
+            let logits = flat(&params, &None, &kept);
             hard_choice = Some(net.hard_choice_logits(&logits));
             chosen = net.with_chosen_inputs(&logits);
-            wiring = chosen.wiring();
             params.truncate(chosen.layers.len());
             adams.truncate(chosen.layers.len());
+        } else if narrow_now && net.choice.is_some() {
+            debug_assert!(kept.is_none(), "the choice narrows once");
+            let logits = flat(&params, &None, &None);
+            let (narrowed, keep) = net.with_top_candidates(&logits, p.narrow_to);
+            let gather = |v: &[f32]| keep.iter().map(|&i| v[i]).collect::<Vec<f32>>();
+            let d = chosen.layers.len();
+            let shape = vec![keep.len() / narrowed.input_candidates(), narrowed.input_candidates()];
+            params[d] = Tensor::new(shape, gather(params[d].data()));
+            let adam = &mut adams[d];
+            if !adam.m.is_empty() {
+                (adam.m, adam.v) = (gather(&adam.m), gather(&adam.v));
+            }
+            chosen = narrowed;
+            kept = Some(keep);
         }
         straight_through |= st_now;
-        if choice_now || st_now {
+        if choice_now || narrow_now || st_now {
+            wiring = chosen.wiring();
             step = step_circuit(&chosen.circuit_with(p.tau, straight_through));
         }
         order.shuffle(&mut rng);
@@ -664,10 +793,10 @@ pub fn train(
         }
         let n = labels.len().max(1) as f64;
         let stats = RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n };
-        on_epoch(&stats, &flat(&params, &hard_choice));
+        on_epoch(&stats, &flat(&params, &hard_choice, &kept));
         history.push(stats);
     }
-    let logits = flat(&params, &hard_choice);
+    let logits = flat(&params, &hard_choice, &kept);
     RelaxedReport { logits, stop: StopReason::EpochLimit, history }
 }
 

@@ -253,3 +253,104 @@ fn gates_learn_iris_and_discretise() {
     let again = one.install(|| train(&chosen, &x, &train_ds.labels, &p_hard, |_, _| {}));
     assert_eq!(again.logits, hard_report.logits);
 }
+
+/// Narrowing the input choice keeps each input's heaviest candidates: the narrowed network
+/// with the kept logits computes what the full one does with the others at -1000, and
+/// training that narrows part-way matches the unnarrowed run until then, reports logits
+/// in the full network's layout, learns, and does not depend on the thread count.
+#[test]
+fn a_narrowed_choice_keeps_the_heaviest_candidates() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let net = RelaxedNet::build(spec, 40, 3, 5).unwrap().with_input_choice(4, 6);
+    let mut logits = net.init(2, 0.0);
+    let tables = net.n_table_logits();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    logits[tables..].iter_mut().for_each(|w| *w = standard_normal(&mut rng));
+    let (narrowed, kept) = net.with_top_candidates(&logits, 2);
+    assert_eq!((narrowed.input_candidates(), kept.len()), (2, 30 * 2 * 2));
+    let full_choice = net.choice.as_ref().unwrap();
+    for (m, pair) in kept.chunks_exact(2).enumerate() {
+        let w = &logits[tables + m * 4..][..4];
+        assert!(pair.iter().all(|&i| i / 4 == m));
+        let heaviest = argmax(w);
+        assert_eq!(pair[0], m * 4 + heaviest);
+        assert!(w.iter().enumerate().all(|(i, &v)| i == heaviest || i == pair[1] % 4 || v <= w[pair[1] % 4]));
+        let sources = &narrowed.choice.as_ref().unwrap().sources[m * 2..][..2];
+        assert_eq!(sources, [full_choice.sources[pair[0]], full_choice.sources[pair[1]]]);
+    }
+    let mut padded = logits.clone();
+    padded[tables..].fill(-1000.0);
+    let mut small = logits[..tables].to_vec();
+    for &i in &kept {
+        padded[tables + i] = logits[tables + i];
+        small.push(logits[tables + i]);
+    }
+    let x = random_inputs(40, 50, 8);
+    let scores = |n: &RelaxedNet, l: &[f32]| {
+        let idx: Vec<usize> = (0..50).collect();
+        let ins: Vec<Tensor> =
+            n.logit_tensors(l).into_iter().chain(n.wiring()).chain([gather(&x, &idx)]).collect();
+        eval(&n.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
+    };
+    assert_eq!(scores(&narrowed, &small).data(), scores(&net, &padded).data());
+
+    let ds = data::load("iris").unwrap();
+    let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &ds).unwrap();
+    let x = enc.encode(&ds).unwrap();
+    let spec = RelaxedSpec::parse("gates:60x2", 3).unwrap();
+    let net = RelaxedNet::build(spec, enc.n_bits(), 3, 0).unwrap().with_input_choice(6, 1);
+    let p = RelaxedParams { epochs: 30, batch: 32, lr: 0.05, tau: 4.0, ..RelaxedParams::default() };
+    let narrow = RelaxedParams { narrow_after: 10, narrow_to: 2, ..p };
+    let mut before = Vec::new();
+    let full = train(&net, &x, &ds.labels, &p, |h, l| before.push((h.epoch, l.to_vec())));
+    let mut during = Vec::new();
+    let report = train(&net, &x, &ds.labels, &narrow, |h, l| during.push((h.epoch, l.to_vec())));
+    assert_eq!(during[..10], before[..10], "identical until the choice narrows");
+    assert_ne!(report.logits, full.logits);
+    assert_eq!(report.logits.len(), net.n_logits());
+    for w in report.logits[net.n_table_logits()..].chunks_exact(6) {
+        assert_eq!(w.iter().filter(|&&v| v == -1000.0).count(), 4, "{w:?}");
+    }
+    let discrete = net.discrete_network(&report.logits);
+    let acc = accuracy(&predict(&discrete, &net.discretise(&report.logits), &x), &ds.labels);
+    assert!(acc >= 0.85, "narrowed choice: training accuracy {acc}");
+    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let again = one.install(|| train(&net, &x, &ds.labels, &narrow, |_, _| {}));
+    assert_eq!(again.logits, report.logits);
+}
+
+/// A local input choice draws every candidate of a gate from pixels within the radius of
+/// the gate's centre (its first seeded source's pixel, kept as the first candidate),
+/// across all thresholds, and refuses input bits that are not whole pixels.
+#[test]
+fn local_input_choice_stays_near_the_centre_pixel() {
+    let (grid, bits, radius) = (PixelGrid { width: 7, height: 5 }, 3, 1);
+    let spec = RelaxedSpec::parse("gates:200x2,groupsum:2", 2).unwrap();
+    let net = RelaxedNet::build(spec, 7 * 5 * bits, 2, 4).unwrap();
+    let seeded = net.layers[0].sources.clone();
+    let local = net.clone().with_local_input_choice(6, 9, grid, radius).unwrap();
+    let choice = local.choice.as_ref().unwrap();
+    assert_eq!((choice.k, choice.sources.len()), (6, 200 * 2 * 6));
+    let place = |bit: u32| {
+        let pixel = bit as usize / bits;
+        (pixel % grid.width, pixel / grid.width, bit as usize % bits)
+    };
+    let mut thresholds = [false; 3];
+    for (gate, cands) in seeded.chunks_exact(2).zip(choice.sources.chunks_exact(2 * 6)) {
+        assert_eq!(cands[0], gate[0], "the first candidate is the seeded source");
+        let (cx, cy, _) = place(gate[0]);
+        for &c in cands {
+            let (x, y, t) = place(c);
+            assert!(x.abs_diff(cx) <= radius && y.abs_diff(cy) <= radius, "{c} is far from {}", gate[0]);
+            thresholds[t] = true;
+        }
+    }
+    assert_eq!(thresholds, [true; 3], "candidates read every threshold");
+    // The same seed draws the same candidates; the whole-image choice draws others.
+    let again = net.clone().with_local_input_choice(6, 9, grid, radius).unwrap();
+    assert_eq!(again.choice, local.choice);
+    assert_ne!(net.clone().with_input_choice(6, 9).choice, local.choice);
+    let wrong = PixelGrid { width: 6, height: 5 };
+    let e = net.with_local_input_choice(6, 9, wrong, radius).unwrap_err();
+    assert!(e.to_string().contains("105 input bits are not a whole number of bits per pixel of 6x5"), "{e}");
+}
