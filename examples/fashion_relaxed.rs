@@ -18,9 +18,10 @@ use circuitlearn::data::{Encoder, Encoding, Features};
 use circuitlearn::domain::bind_params;
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::learn::head::accuracy;
-use circuitlearn::learn::relaxed::{self, PixelGrid, RelaxedNet, RelaxedParams, RelaxedSpec};
-use circuitlearn::learn::trainer::predict;
+use circuitlearn::learn::predict::predict;
+use circuitlearn::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use circuitlearn::pass;
+use circuitlearn::train::{RelaxedParams, train_relaxed};
 use std::time::Instant;
 
 /// The first `limit` images of `set` as bits through `encoder`, with their labels.
@@ -79,7 +80,7 @@ fn main() {
         }
     };
     let t0 = Instant::now();
-    relaxed::train(&net, &x, &y, &p, |h, l| {
+    train_relaxed(&net, &x, &y, &p, |h, l| {
         let epoch = h.epoch;
         let secs = t0.elapsed().as_secs_f64();
         eprintln!("epoch {epoch} loss {:.4} running {:.4} {secs:.1}s", h.loss, h.running_accuracy);

@@ -7,7 +7,7 @@ use anyhow::Result;
 use circuitlearn::data;
 use circuitlearn::domain::ring::bind_ring_params;
 use circuitlearn::io::verilog_ring::z2k_verilog;
-use circuitlearn::learn::fixed::polycirc_iris;
+use circuitlearn::train::polycirc_iris;
 
 fn main() -> Result<()> {
     let run = polycirc_iris(&data::load("iris")?)?;

@@ -5,8 +5,9 @@
 use anyhow::Result;
 use circuitlearn::data::{self, Encoder, Encoding};
 use circuitlearn::learn::head::accuracy;
-use circuitlearn::learn::trainer::predict;
-use circuitlearn::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use circuitlearn::learn::predict::predict;
+use circuitlearn::learn::{ModelSpec, Network};
+use circuitlearn::train::{RdaRule, RdaVariant, Trainer, VoteParams};
 use clap::Parser;
 
 /// Options.
@@ -28,12 +29,14 @@ fn main() -> Result<()> {
     let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train)?;
     let spec: ModelSpec = args.model.parse()?;
     let net = Network::build(spec, enc.n_bits(), 3, args.seed)?;
-    let opt = Optimizer::Votes(VoteParams::for_head(spec.head, 3));
     let x = enc.encode(&train)?;
-    let report = Trainer::new(opt).epochs(20).seed(args.seed).run(&net, &x, &train.labels, |s| {
+    let mut rule =
+        RdaRule::new(&net, &x, &train.labels, RdaVariant::Votes(VoteParams::for_head(spec.head, 3)));
+    let report = Trainer::new().epochs(20).seed(args.seed).run(&mut rule, None, |end| {
+        let s = end.figures();
         println!("epoch {:2}: {:5} flips, train accuracy {:.3}", s.epoch, s.flips, s.train_accuracy);
-    });
-    let acc = accuracy(&predict(&net, &report.params, &enc.encode(&test)?), &test.labels);
-    println!("stopped: {:?}; test accuracy {acc:.3} on {} rows", report.stop, test.labels.len());
+    })?;
+    let acc = accuracy(&predict(&net, rule.params(), &enc.encode(&test)?), &test.labels);
+    println!("stopped: {}; test accuracy {acc:.3} on {} rows", report.stop, test.labels.len());
     Ok(())
 }

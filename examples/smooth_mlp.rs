@@ -4,9 +4,9 @@
 //!
 //! `cargo run --release --example smooth_mlp -- --epochs 200`
 
+use circuitlearn::smooth::examples::{Examples, accuracy};
 use circuitlearn::smooth::layers::{Init, ModelSpec, SmoothModel};
 use circuitlearn::smooth::optim::{Adam, Optimizer};
-use circuitlearn::smooth::train::{Examples, accuracy};
 use circuitlearn::smooth::{eval, loss, parameter_changes};
 use clap::Parser;
 

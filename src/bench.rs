@@ -4,7 +4,8 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::Bool;
 use crate::lanes::{BitMatrix, EvalParams, Program};
-use crate::learn::{ModelError, ModelSpec, Network, Optimizer, Report, Trainer, VoteParams};
+use crate::learn::{ModelError, ModelSpec, Network};
+use crate::train::{RdaEpoch, RdaRule, RdaVariant, Report, Trainer, VoteParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -107,7 +108,7 @@ pub struct TrainReference {
     net: Network,
     inputs: BitMatrix,
     labels: Vec<u32>,
-    trainer: Trainer,
+    variant: RdaVariant,
 }
 
 impl TrainReference {
@@ -127,9 +128,8 @@ impl TrainReference {
         let n_train = 8192;
         let inputs = random_bits(784, n_train, 3);
         let labels: Vec<u32> = (0..n_train as u32).map(|i| i % 10).collect();
-        let trainer =
-            Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 10))).epochs(1).batch(1024);
-        Ok(Self { net, inputs, labels, trainer })
+        let variant = RdaVariant::Votes(VoteParams::for_head(spec.head, 10));
+        Ok(Self { net, inputs, labels, variant })
     }
 
     /// Examples per epoch.
@@ -140,8 +140,9 @@ impl TrainReference {
 
     /// Runs one epoch from the seed's initial parameters.
     #[must_use]
-    pub fn epoch(&self) -> Report {
-        self.trainer.run(&self.net, &self.inputs, &self.labels, |_| {})
+    pub fn epoch(&self) -> Report<RdaEpoch> {
+        let rule = RdaRule::new(&self.net, &self.inputs, &self.labels, self.variant).batch(1024);
+        Trainer::new().epochs(1).fit(rule).1
     }
 }
 

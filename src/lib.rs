@@ -13,6 +13,8 @@ pub mod io;
 pub mod lanes;
 pub mod learn;
 pub mod pass;
+pub mod pipeline;
 pub mod smooth;
 pub mod tools;
+pub mod train;
 pub mod verify;

@@ -89,7 +89,7 @@ fn the_smooth_mlp_is_pinned() {
 #[test]
 fn the_polycirc_repro_is_pinned() {
     let iris = circuitlearn::data::load("iris").unwrap();
-    let run = circuitlearn::learn::fixed::polycirc_iris(&iris).unwrap();
+    let run = circuitlearn::train::polycirc_iris(&iris).unwrap();
     let weights: Vec<i64> = run.params.iter().map(|&p| p.cast_signed()).collect();
     assert_eq!(
         weights,

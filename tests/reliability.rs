@@ -136,7 +136,7 @@ fn smooth_and_relaxed_training_are_byte_for_byte_reproducible() {
 fn ring_training_is_byte_for_byte_reproducible() {
     use circuitlearn::domain::ring::bind_ring_params;
     use circuitlearn::io::verilog_ring::z2k_verilog;
-    use circuitlearn::learn::fixed::polycirc_iris;
+    use circuitlearn::train::polycirc_iris;
     let iris = circuitlearn::data::load("iris").unwrap();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();

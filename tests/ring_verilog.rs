@@ -12,8 +12,8 @@ use circuitlearn::io::Netlist;
 use circuitlearn::io::testbench::write_testbench;
 use circuitlearn::io::verilog_ring::z2k_verilog;
 use circuitlearn::lanes::BitMatrix;
-use circuitlearn::learn::fixed::polycirc_iris;
 use circuitlearn::tools::{IcarusOutcome, Tool, run_icarus};
+use circuitlearn::train::polycirc_iris;
 
 #[test]
 fn trained_ring_model_simulates_bit_exact_in_icarus() {

@@ -25,6 +25,8 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
             || c.is::<ModelError>()
             || c.is::<SpecError>()
             || c.is::<UsageError>()
+            || c.downcast_ref::<crate::pipeline::PipelineError>()
+                .is_some_and(crate::pipeline::PipelineError::is_bad_input)
             || matches!(
                 c.downcast_ref::<crate::pass::PassError>(),
                 Some(crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)

@@ -1,13 +1,29 @@
-//! `circuitlearn eval`: accuracy of a saved model on a data set.
+//! `circuitlearn eval`: accuracy of a saved model on a data set, or on the training or
+//! test split of the run that wrote it (read from the run's `config.toml`).
 
-use super::common::set_threads;
-use crate::data;
+use super::common::{UsageError, set_threads};
+use super::train::CONFIG_FILE;
+use crate::data::{self, Dataset};
 use crate::io::ModelFile;
+use crate::io::smooth_model::{is_smooth_model, read_smooth_model};
 use crate::learn::head::accuracy;
-use crate::learn::trainer::predict;
+use crate::learn::predict::predict;
+use crate::pipeline::{self, TrainConfig, TrainOptions};
+use crate::smooth::examples::{Examples, accuracy as smooth_accuracy};
 use anyhow::Context;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+
+/// Which examples `eval` scores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Split {
+    /// Every example of --data (for image data: its test split).
+    All,
+    /// The training split of the run that wrote the model.
+    Train,
+    /// The test split of the run that wrote the model (held out from training).
+    Test,
+}
 
 /// Arguments of `eval`.
 #[derive(Debug, Args)]
@@ -15,10 +31,14 @@ pub struct EvalArgs {
     /// The model file written by `train` (`DIR/model.json`).
     #[arg(long)]
     pub model: PathBuf,
-    /// Data: a built-in name or a path (.csv, .pla, .pla.gz); for smooth models also
-    /// `fashion-mnist` or an IDX directory (their test split).
+    /// Data: a built-in name, a path (.csv, .pla, .pla.gz), fashion-mnist or an IDX
+    /// directory (its test split) [default with --split train|test: the run's data].
     #[arg(long)]
-    pub data: String,
+    pub data: Option<String>,
+    /// all (every example of --data), or train / test: the split of the run that wrote
+    /// the model, rebuilt from its config.toml and seed.
+    #[arg(long, value_enum, default_value_t = Split::All)]
+    pub split: Split,
     /// Worker threads (0 = one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
@@ -27,37 +47,84 @@ pub struct EvalArgs {
     pub json: bool,
 }
 
+/// The examples to score and their description.
+fn examples(a: &EvalArgs) -> anyhow::Result<(Dataset, String, Option<pipeline::ImageData>)> {
+    if a.split != Split::All {
+        if a.data.is_some() {
+            return Err(UsageError("--data: --split train|test scores the run's own data".into()).into());
+        }
+        let dir = a.model.parent().unwrap_or(std::path::Path::new("."));
+        let path = dir.join(CONFIG_FILE);
+        let options = TrainOptions::read(&path).map_err(|e| UsageError(format!("--split: {e}")))?;
+        let cfg =
+            TrainConfig::resolve(&options).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
+        let d = pipeline::load_data(&cfg).map_err(|e| UsageError(e.to_string()))?;
+        let what = if a.split == Split::Test { "test" } else { "train" };
+        let ds = if a.split == Split::Test { d.test } else { d.train };
+        return Ok((ds, format!("the {what} split of {}", cfg.data), None));
+    }
+    let name = a.data.as_deref().ok_or_else(|| UsageError("--data is needed with --split all".into()))?;
+    match pipeline::load_images(name, None).map_err(|e| UsageError(e.to_string()))? {
+        Some(img) => {
+            let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
+            let ds = img.splits.test.to_dataset(&img.name, &names)?;
+            Ok((ds, img.test_source.clone(), Some(img)))
+        }
+        None => Ok((data::load(name)?, name.to_owned(), None)),
+    }
+}
+
 /// Runs `eval`.
 ///
 /// # Errors
 /// Bad model file, bad data, or data whose shape does not fit the model.
 pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
     set_threads(a.threads);
-    let smooth = std::fs::read_to_string(&a.model)
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok().map(|v| v["domain"] == "smooth"));
-    if smooth == Some(true) {
-        let model = super::train_smooth::read_model(&a.model)?;
-        let (acc, n) = super::train_smooth::eval_accuracy(&model, &a.data)?;
-        return report(a, &model.spec, n, acc);
+    let text = std::fs::read_to_string(&a.model).unwrap_or_default();
+    let (ds, what, images) = examples(a)?;
+    if is_smooth_model(&text) {
+        let (model, _) = read_smooth_model(&a.model)?;
+        let x = match &images {
+            Some(img) => {
+                Examples::from_images(&img.splits.test, img.class_names.len()).map_err(UsageError)?
+            }
+            None => Examples::from_dataset(&ds).map_err(UsageError)?,
+        };
+        if x.shape != model.input_shape {
+            return Err(UsageError(format!(
+                "{what}: examples have shape {:?}, the model reads {:?}",
+                x.shape, model.input_shape
+            ))
+            .into());
+        }
+        let acc = (!x.is_empty()).then(|| smooth_accuracy(&model, &x));
+        return report(a, &model.spec, &what, x.len(), acc);
     }
     let m = ModelFile::read(&a.model)?;
     let (net, params) = m.network(&a.model)?;
-    let ds = data::load(&a.data)?;
-    let x =
-        m.encoder.encode(&ds).with_context(|| format!("encoding {} for {}", a.data, a.model.display()))?;
-    let acc = accuracy(&predict(&net, &params, &x), &ds.labels);
-    report(a, &m.spec, ds.n_examples(), acc)
+    let x = m.encoder.encode(&ds).with_context(|| format!("encoding {what} for {}", a.model.display()))?;
+    if x.rows() != net.circuit.n_args() {
+        return Err(UsageError(format!(
+            "{what} encodes to {} bits, the model {} has {} inputs",
+            x.rows(),
+            a.model.display(),
+            net.circuit.n_args()
+        ))
+        .into());
+    }
+    let acc = (!ds.labels.is_empty()).then(|| accuracy(&predict(&net, &params, &x), &ds.labels));
+    report(a, &m.spec, &what, ds.n_examples(), acc)
 }
 
-fn report(a: &EvalArgs, spec: &str, examples: usize, acc: f64) -> anyhow::Result<()> {
+fn report(a: &EvalArgs, spec: &str, what: &str, examples: usize, acc: Option<f64>) -> anyhow::Result<()> {
     if a.json {
         println!(
             "{}",
-            serde_json::json!({"model": spec, "data": a.data, "examples": examples, "accuracy": acc})
+            serde_json::json!({"model": spec, "data": what, "split": format!("{:?}", a.split).to_lowercase(), "examples": examples, "accuracy": acc})
         );
     } else {
-        println!("{}: accuracy {:.4} on {} examples of {}", a.model.display(), acc, examples, a.data);
+        let acc = acc.map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
+        println!("{}: accuracy {acc} on {examples} examples of {what}", a.model.display());
     }
     Ok(())
 }

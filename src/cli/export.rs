@@ -299,6 +299,7 @@ pub fn export_trained(
     (x_train, x_test): (&BitMatrix, &BitMatrix),
     verilog_dir: &Path,
     bench_dir: &Path,
+    run_icarus: bool,
 ) -> anyhow::Result<TrainedExport> {
     let module = module_name(name);
     let net = Netlist::indexed(&module, bind_params(circuit, params)?);
@@ -315,6 +316,7 @@ pub fn export_trained(
         String::new()
     };
     let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
+        _ if !run_icarus => ("not-run", "Icarus not run (--hardware export)".to_owned()),
         (Ok(_), Ok(_)) => match run_icarus_every(bench_dir, &files.bench, &verilog, &files.module, step) {
             Ok(IcarusOutcome::Pass { vectors, .. }) => {
                 ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))

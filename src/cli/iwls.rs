@@ -24,8 +24,9 @@ use crate::lanes::BitMatrix;
 use crate::learn::symmetric::Symmetric;
 use crate::learn::threshold::{LogisticFit, best_xor_pair};
 use crate::learn::tree::{Forest, Tree, TreeParams};
-use crate::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use crate::learn::{ModelSpec, Network};
 use crate::pass::{PassContext, parse_script, run_script};
+use crate::train::{RdaRule, RdaVariant, Trainer, VoteParams};
 use anyhow::Context;
 use clap::Args;
 use serde::Serialize;
@@ -188,14 +189,11 @@ pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig,
     for shape in ["lut:6:16x1", "lut:6:64x1", "lut:4:64x2"] {
         let spec: ModelSpec = format!("{shape},groupsum:2").parse()?;
         let net = Network::build(spec, n, 2, 0)?;
-        let trainer = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 2))).epochs(20).seed(0);
-        let report = trainer.run(&net, &xt, &labels, |_| {});
+        let rule = RdaRule::new(&net, &xt, &labels, RdaVariant::Votes(VoteParams::for_head(spec.head, 2)));
+        let params = Trainer::new().epochs(20).seed(0).fit(rule).0.into_params();
         let lower = LowerParams { exact_inputs: 3, exact_max_nodes: 12 };
-        let (aig, _) = run_script(
-            &Aig::from_circuit_with(&net.classifier(), Some(&report.params), &lower),
-            &script,
-            false,
-        )?;
+        let (aig, _) =
+            run_script(&Aig::from_circuit_with(&net.classifier(), Some(&params), &lower), &script, false)?;
         consider_aig(aig, &|| format!("RDA LUT network {spec}, 20 epochs"))?;
     }
     let name = train

@@ -3,18 +3,14 @@
 
 mod bench;
 mod cec;
-mod checkpoint;
 mod common;
 mod eval;
 mod export;
-mod images;
 mod iwls;
 mod opt;
 mod plot;
 mod repro;
 mod train;
-mod train_relaxed;
-mod train_smooth;
 mod verify;
 
 use clap::{Parser, Subcommand};

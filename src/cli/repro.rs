@@ -10,7 +10,7 @@
 //! accompanying Cruttwell et al., *Categorical Foundations of Gradient-Based Learning*:
 //! linear 4->3, dense 4->3 sigmoid, 4->20->3 sigmoid; MSE, gradient descent with learning
 //! rate 0.01, batch 1, 400 shuffled epochs; training accuracy (see
-//! [`crate::smooth::train::numeric_optics_iris`]). Its data are UCI's `iris.data` too.
+//! [`crate::train::numeric_optics_iris`]). Its data are UCI's `iris.data` too.
 //!
 //! The RDA paper's code reads UCI's `iris.data`, which differs from the scikit-learn copy
 //! shipped here in two setosa rows: UCI documents samples 35 and 38 as transcription
@@ -21,8 +21,9 @@
 use super::common::UsageError;
 use crate::data::{self, Dataset, Encoder, Encoding};
 use crate::learn::head::accuracy;
-use crate::learn::trainer::predict;
-use crate::learn::{Body, Head, Init, ModelSpec, Network, Optimizer, Trainer};
+use crate::learn::predict::predict;
+use crate::learn::{Body, Head, ModelSpec, Network};
+use crate::train::{Init, RdaRule, RdaVariant, Trainer};
 use clap::Args;
 
 /// Arguments of `repro`.
@@ -64,14 +65,11 @@ pub fn rda_iris_accuracy(iris: &Dataset, classes: usize, head: Head) -> anyhow::
     let (train, test) = data::first_per_class(&ds.labels, 25);
     let net = Network::build(ModelSpec { body: Body::Table, head }, enc.n_bits(), classes, 0)?;
     let ytr: Vec<u32> = train.iter().map(|&e| ds.labels[e]).collect();
-    let report = Trainer::new(Optimizer::Rda).epochs(1).init(Init::Zeros).shuffle(false).run(
-        &net,
-        &x.select_examples(&train),
-        &ytr,
-        |_| {},
-    );
+    let xtr = x.select_examples(&train);
+    let rule = RdaRule::new(&net, &xtr, &ytr, RdaVariant::Faithful).init(Init::Zeros).shuffle(false);
+    let params = Trainer::new().epochs(1).fit(rule).0.into_params();
     let yte: Vec<u32> = test.iter().map(|&e| ds.labels[e]).collect();
-    Ok(accuracy(&predict(&net, &report.params, &x.select_examples(&test)), &yte))
+    Ok(accuracy(&predict(&net, &params, &x.select_examples(&test)), &yte))
 }
 
 /// The embedded Iris data with UCI `iris.data`'s values for samples 35 and 38 (1-based),
@@ -113,12 +111,12 @@ fn rda_iris(json: bool) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Training accuracy of the yarrow-polycirc Iris demo ([`crate::learn::fixed::polycirc_iris`]).
+/// Training accuracy of the yarrow-polycirc Iris demo ([`crate::train::polycirc_iris`]).
 ///
 /// # Errors
 /// Only if the embedded data were unreadable.
 pub fn polycirc_iris_accuracy() -> anyhow::Result<f64> {
-    Ok(crate::learn::fixed::polycirc_iris(&data::load("iris")?)?.train_accuracy)
+    Ok(crate::train::polycirc_iris(&data::load("iris")?)?.train_accuracy)
 }
 
 fn polycirc_iris(json: bool) -> anyhow::Result<()> {
@@ -138,9 +136,9 @@ fn polycirc_iris(json: bool) -> anyhow::Result<()> {
 ///
 /// # Errors
 /// Only if the embedded data were unreadable.
-pub fn numeric_optics_iris_accuracies(epochs: usize) -> anyhow::Result<crate::smooth::train::IrisAccuracies> {
-    let iris = crate::smooth::train::Examples::from_dataset(&uci_iris()?).map_err(UsageError)?;
-    Ok(crate::smooth::train::numeric_optics_iris(&iris, epochs, 0))
+pub fn numeric_optics_iris_accuracies(epochs: usize) -> anyhow::Result<crate::train::IrisAccuracies> {
+    let iris = crate::smooth::examples::Examples::from_dataset(&uci_iris()?).map_err(UsageError)?;
+    Ok(crate::train::numeric_optics_iris(&iris, epochs, 0))
 }
 
 fn numeric_optics_iris(json: bool) -> anyhow::Result<()> {

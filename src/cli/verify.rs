@@ -280,13 +280,14 @@ fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitM
     let file = ModelFile::read(m)?;
     let name = a.data.as_deref().unwrap_or(&file.dataset);
     let load = || -> anyhow::Result<(BitMatrix, String)> {
-        let (ds, from) = match super::images::load(name, None)? {
-            Some(img) => {
-                let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
-                (img.splits.test.to_dataset(&img.name, &names)?, img.test_source)
-            }
-            None => (data::load(name)?, name.to_owned()),
-        };
+        let (ds, from) =
+            match crate::pipeline::load_images(name, None).map_err(|e| UsageError(e.to_string()))? {
+                Some(img) => {
+                    let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
+                    (img.splits.test.to_dataset(&img.name, &names)?, img.test_source)
+                }
+                None => (data::load(name)?, name.to_owned()),
+            };
         let x = file.encoder.encode(&ds).with_context(|| format!("encoding {name} for {}", m.display()))?;
         if x.rows() != n_inputs {
             return Err(UsageError(format!(

@@ -11,6 +11,7 @@ pub mod dot;
 pub mod model_file;
 pub mod netlist;
 pub mod plot;
+pub mod smooth_model;
 pub mod testbench;
 pub mod verilog;
 pub mod verilog_ring;

@@ -1,15 +1,13 @@
 //! Fixed-point learning in a ring: a linear model, a clipped displacement loss and a
-//! gradient-descent update, all polynomial circuits (plus shifts and clips), composed
-//! into one step circuit by the same lens core as Boolean RDA.
+//! gradient-descent update, all polynomial circuits (plus shifts and clips), which the
+//! lens core composes into one step circuit as for Boolean RDA (`train::RingRule` runs
+//! it).
 //!
 //! Numbers are fixed point with `nbits` fractional bits (`ONE = 2^nbits`) in the signed
 //! reading of the ring.
 
-use super::learner::{displacement, feedback, learner, step};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
-use crate::data::{Dataset, Features};
-use crate::domain::ring::{Poly, PolyBuild, PolyOp, Ring, Z2k};
-use crate::error::ArityMismatch;
+use crate::domain::ring::{Poly, PolyBuild, PolyOp, Ring};
 
 /// `y = W x` for a `n_out x n_in` parameter matrix `W` (row-major), no bias.
 #[must_use]
@@ -70,74 +68,4 @@ pub fn fixed_gd<R: Ring>(n_params: usize, nbits: u8, lr: i64) -> Circuit<Poly<R>
         })
         .collect();
     b.finish(outs).expect("update is valid")
-}
-
-/// The ring of the polycirc Iris demo.
-pub type IrisRing = Z2k<64>;
-
-/// A trained fixed-point Iris model.
-#[derive(Clone, Debug)]
-pub struct FixedRun {
-    /// The model `W x` (3x4, parameters first).
-    pub model: Circuit<Poly<IrisRing>>,
-    /// Trained parameters (row-major `W`).
-    pub params: Vec<u64>,
-    /// The inputs, scaled by `2^10` and truncated, one vector per row.
-    pub inputs: Vec<Vec<u64>>,
-    /// Accuracy on all rows (argmax of the outputs, first on ties).
-    pub train_accuracy: f64,
-}
-
-/// The yarrow-polycirc Iris demo in `Z_(2^64)`: a 3x4 linear layer without bias in 10-bit
-/// fixed point (inputs and one-hot labels scaled by 2^10 and truncated), parameters from
-/// zero, the clipped displacement loss, fixed-point gradient descent with learning rate
-/// 2^-7, 60 passes over the rows in the class-interleaving order 0, 50, 100, 1, 51, 101,
-/// ...; accuracy is scored on every row. Expects the 150-row Iris data in file order.
-///
-/// # Errors
-/// [`ArityMismatch`] if the data do not have 4 numeric features and 3 classes of 50.
-pub fn polycirc_iris(iris: &Dataset) -> Result<FixedRun, ArityMismatch> {
-    type R = IrisRing;
-    const NBITS: u8 = 10;
-    let one = 1i64 << NBITS;
-    let Features::Real { values, n_features: 4, .. } = &iris.features else {
-        return Err(ArityMismatch { left: 0, right: 4 });
-    };
-    if iris.n_examples() != 150 || iris.n_classes() != 3 {
-        return Err(ArityMismatch { left: iris.n_examples(), right: 150 });
-    }
-    let x: Vec<Vec<u64>> = values
-        .chunks(4)
-        .map(|row| row.iter().map(|&v| R::from_signed((v * one as f64) as i64)).collect())
-        .collect();
-    let y: Vec<Vec<u64>> = iris
-        .labels
-        .iter()
-        .map(|&l| (0..3).map(|c| if c == l { R::from_signed(one) } else { 0 }).collect())
-        .collect();
-    let model: Circuit<Poly<R>> = linear(3, 4);
-    let zero = |b: &mut CircuitBuilder<Poly<R>>| b.poly(PolyOp::Const(0), &[]);
-    let loss = displacement(clipped_displacement::<R>(3, NBITS), zero)?;
-    let lens = learner(&model, &loss, &feedback(3))?;
-    let step_circuit = step(&lens, 12, &fixed_gd::<R>(12, NBITS, one >> 7))?;
-    let n = x.len();
-    let order: Vec<usize> = (0..n).map(|j| (j % 3) * 50 + j / 3).collect();
-    let mut p = vec![0u64; 12];
-    for j in 0..n * 60 {
-        let i = order[j % n];
-        let mut inputs = p.clone();
-        inputs.extend_from_slice(&x[i]);
-        inputs.extend_from_slice(&y[i]);
-        p = step_circuit.eval_one(&inputs);
-    }
-    let correct = (0..n)
-        .filter(|&i| {
-            let mut inputs = p.clone();
-            inputs.extend_from_slice(&x[i]);
-            let out: Vec<i64> = model.eval_one(&inputs).into_iter().map(R::signed).collect();
-            let best = (0..3).fold(0, |b, c| if out[c] > out[b] { c } else { b });
-            best == iris.labels[i] as usize
-        })
-        .count();
-    Ok(FixedRun { model, params: p, inputs: x, train_accuracy: correct as f64 / n as f64 })
 }

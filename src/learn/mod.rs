@@ -1,19 +1,17 @@
-//! Learning: model specs, networks built from them, heads, RDA as lenses, the trainer.
+//! Learning: model specs, networks built from them, heads, RDA as lenses, other model
+//! families (trees, threshold functions, symmetric functions); `train` runs them.
 
 pub mod fixed;
 pub mod head;
 pub mod learner;
 pub mod network;
+pub mod predict;
 pub mod rda;
 pub mod relaxed;
 pub mod spec;
 pub mod symmetric;
 pub mod threshold;
-pub mod trainer;
 pub mod tree;
 
 pub use network::{MAX_PARAMS, ModelError, Network, param_count};
 pub use spec::{Body, Head, ModelSpec};
-pub use trainer::{
-    Checkpoint, EpochEnd, EpochStats, Init, Optimizer, Report, StopReason, Trainer, VoteParams,
-};

@@ -9,13 +9,13 @@
 //! reparametrisations that turn that gradient into new parameters. Relaxed gate and LUT
 //! networks (`learn::relaxed`) are circuits of the same gates plus those of [`lut`].
 
+pub mod examples;
 pub mod layers;
 pub mod loss;
 pub mod lut;
 mod op;
 pub mod optim;
 pub mod tensor;
-pub mod train;
 
 pub use op::SmoothOp;
 pub use tensor::Tensor;

@@ -32,6 +32,46 @@ pub trait Optimizer: Send {
     /// # Panics
     /// If `grad` and `params` differ in length, or the length changes between steps.
     fn step(&mut self, params: &mut [f32], grad: &[f32]);
+
+    /// The state, for a checkpoint.
+    fn save(&self) -> OptimizerState {
+        OptimizerState::default()
+    }
+
+    /// Restores what [`save`](Self::save) returned.
+    ///
+    /// # Errors
+    /// [`StateMismatch`] if the state has another number of vectors.
+    fn restore(&mut self, state: OptimizerState) -> Result<(), StateMismatch> {
+        expect_vectors(&state, 0).map(|_| ())
+    }
+}
+
+/// An optimiser's state: its step count and state vectors (empty before the first step).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OptimizerState {
+    /// Steps taken (Adam's bias correction needs it).
+    pub steps: u32,
+    /// State vectors (velocity; squared-gradient sums; moments).
+    pub vectors: Vec<Vec<f32>>,
+}
+
+/// An optimiser state of another optimiser.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("optimiser state has {found} vectors, this optimiser keeps {expected}")]
+pub struct StateMismatch {
+    /// Vectors found.
+    pub found: usize,
+    /// Vectors this optimiser keeps.
+    pub expected: usize,
+}
+
+fn expect_vectors(state: &OptimizerState, expected: usize) -> Result<Vec<Vec<f32>>, StateMismatch> {
+    if state.vectors.len() == expected {
+        Ok(state.vectors.clone())
+    } else {
+        Err(StateMismatch { found: state.vectors.len(), expected })
+    }
 }
 
 /// Plain gradient descent: `p <- p - lr g`.
@@ -94,6 +134,13 @@ impl Optimizer for Momentum {
     fn name(&self) -> &'static str {
         "momentum"
     }
+    fn save(&self) -> OptimizerState {
+        OptimizerState { steps: 0, vectors: vec![self.velocity.clone()] }
+    }
+    fn restore(&mut self, state: OptimizerState) -> Result<(), StateMismatch> {
+        self.velocity = expect_vectors(&state, 1)?.swap_remove(0);
+        Ok(())
+    }
     fn step(&mut self, params: &mut [f32], grad: &[f32]) {
         momentum_step(&mut self.velocity, self.lr, self.gamma, params, grad);
     }
@@ -132,6 +179,13 @@ impl Optimizer for Nesterov {
     fn step(&mut self, params: &mut [f32], grad: &[f32]) {
         momentum_step(&mut self.velocity, self.lr, self.gamma, params, grad);
     }
+    fn save(&self) -> OptimizerState {
+        OptimizerState { steps: 0, vectors: vec![self.velocity.clone()] }
+    }
+    fn restore(&mut self, state: OptimizerState) -> Result<(), StateMismatch> {
+        self.velocity = expect_vectors(&state, 1)?.swap_remove(0);
+        Ok(())
+    }
 }
 
 /// AdaGrad: `G <- G + g^2; p <- p - lr g / (sqrt(G) + ε)`.
@@ -156,6 +210,13 @@ impl AdaGrad {
 impl Optimizer for AdaGrad {
     fn name(&self) -> &'static str {
         "adagrad"
+    }
+    fn save(&self) -> OptimizerState {
+        OptimizerState { steps: 0, vectors: vec![self.sum_sq.clone()] }
+    }
+    fn restore(&mut self, state: OptimizerState) -> Result<(), StateMismatch> {
+        self.sum_sq = expect_vectors(&state, 1)?.swap_remove(0);
+        Ok(())
     }
     fn step(&mut self, params: &mut [f32], grad: &[f32]) {
         assert_eq!(params.len(), grad.len(), "one gradient per parameter");
@@ -198,6 +259,14 @@ impl Adam {
 impl Optimizer for Adam {
     fn name(&self) -> &'static str {
         "adam"
+    }
+    fn save(&self) -> OptimizerState {
+        OptimizerState { steps: self.t, vectors: vec![self.m.clone(), self.v.clone()] }
+    }
+    fn restore(&mut self, state: OptimizerState) -> Result<(), StateMismatch> {
+        let mut v = expect_vectors(&state, 2)?;
+        (self.t, self.v, self.m) = (state.steps, v.swap_remove(1), v.swap_remove(0));
+        Ok(())
     }
     fn step(&mut self, params: &mut [f32], grad: &[f32]) {
         assert_eq!(params.len(), grad.len(), "one gradient per parameter");

@@ -7,8 +7,9 @@ use circuitlearn::data::{self, Encoder, Encoding};
 use circuitlearn::domain::{Bool, BoolBuild, bind_params};
 use circuitlearn::io::testbench::{concat_examples, random_inputs};
 use circuitlearn::lanes::{BitMatrix, EvalParams, eval_lanes};
-use circuitlearn::learn::{ModelSpec, Network, Optimizer, Trainer, VoteParams};
+use circuitlearn::learn::{ModelSpec, Network};
 use circuitlearn::tools::Tool;
+use circuitlearn::train::{RdaRule, RdaVariant, Trainer, VoteParams};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::Write;
@@ -109,13 +110,9 @@ pub fn trained_iris() -> (Circuit<Bool>, BitMatrix) {
     let spec: ModelSpec = "lut:6:64x1,groupsum:3".parse().expect("spec");
     let net = Network::build(spec, enc.n_bits(), 3, 0).expect("network");
     let x = enc.encode(&train).expect("encode train");
-    let report = Trainer::new(Optimizer::Votes(VoteParams::for_head(spec.head, 3))).epochs(20).run(
-        &net,
-        &x,
-        &train.labels,
-        |_| {},
-    );
-    let bound = bind_params(&net.circuit, &report.params).expect("bind");
+    let rule = RdaRule::new(&net, &x, &train.labels, RdaVariant::Votes(VoteParams::for_head(spec.head, 3)));
+    let params = Trainer::new().epochs(20).fit(rule).0.into_params();
+    let bound = bind_params(&net.circuit, &params).expect("bind");
     let vectors = concat_examples(&[&x, &enc.encode(&test).expect("encode test")]);
     (bound, vectors)
 }

@@ -1,8 +1,8 @@
-//! Image data on the command line: `--data fashion-mnist` (Debian's package) or a
-//! directory of MNIST-layout IDX files, whose `t10k` split is the test set. Shared by
-//! the Boolean and smooth `train` paths and by `eval`.
+//! Image data by name: `fashion-mnist` (Debian's package) or a directory of MNIST-layout
+//! IDX files, whose `t10k` split is the test set. Shared by every training domain and by
+//! `eval` and `verify`.
 
-use super::common::UsageError;
+use super::PipelineError;
 use crate::data::idx::{self, ImageSplits};
 use std::path::Path;
 
@@ -22,31 +22,31 @@ pub struct ImageData {
 /// anything else (CSV, PLA, a built-in table).
 ///
 /// # Errors
-/// Unreadable or inconsistent files, or a `--test` next to image data (exit 2).
-pub fn load(data: &str, test: Option<&str>) -> anyhow::Result<Option<ImageData>> {
+/// Unreadable or inconsistent files, or a `--test` next to image data.
+pub fn load(data: &str, test: Option<&str>) -> Result<Option<ImageData>, PipelineError> {
     let path = Path::new(data);
+    let builtin = crate::data::BUILTIN_NAMES.iter().any(|n| n.eq_ignore_ascii_case(data));
     let (dir, name) = if data == "fashion-mnist" {
         (Path::new(idx::FASHION_MNIST_DIR), data.to_owned())
-    } else if path.is_dir() {
+    } else if path.is_dir() && !builtin {
         (path, path.file_name().map_or_else(|| "images".to_owned(), |n| n.to_string_lossy().into_owned()))
     } else {
         return Ok(None);
     };
     if test.is_some() {
-        return Err(UsageError(format!("--test: {data} brings its own test set (t10k-*)")).into());
+        return Err(PipelineError::Invalid(format!("--test: {data} brings its own test set (t10k-*)")));
     }
     let splits = idx::read_image_dir(dir)?;
     let (tr, te) = (&splits.train.images, &splits.test.images);
     if (tr.rows, tr.cols) != (te.rows, te.cols) {
-        return Err(UsageError(format!(
+        return Err(PipelineError::Invalid(format!(
             "{}: training images are {}x{} but test images {}x{}",
             dir.display(),
             tr.rows,
             tr.cols,
             te.rows,
             te.cols
-        ))
-        .into());
+        )));
     }
     let labels = splits.train.labels.iter().chain(&splits.test.labels);
     let n_classes = labels.copied().max().map_or(1, |m| usize::from(m) + 1);

@@ -1,8 +1,30 @@
+//! Relaxed networks and their training: discretisation, the hard phases, gradients
+//! against finite differences, learning Iris, narrowing, local input choice.
+
 use super::*;
 use crate::data::{self, Encoder, Encoding};
 use crate::learn::head::accuracy;
-use crate::learn::trainer::{forward, predict};
+use crate::learn::predict::{forward, predict};
+use crate::learn::relaxed::*;
 use crate::smooth::lut;
+use rand::{RngExt, SeedableRng};
+
+/// What a relaxed run produced, as the tests read it.
+struct RelaxedReport {
+    logits: Vec<f32>,
+    history: Vec<RelaxedEpoch>,
+}
+
+fn train(
+    net: &RelaxedNet,
+    inputs: &BitMatrix,
+    labels: &[u32],
+    p: &RelaxedParams,
+    on_epoch: impl FnMut(&RelaxedEpoch, &[f32]),
+) -> RelaxedReport {
+    let (logits, report) = train_relaxed(net, inputs, labels, p, on_epoch);
+    RelaxedReport { logits, history: report.history }
+}
 
 fn random_inputs(rows: usize, examples: usize, seed: u64) -> BitMatrix {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);

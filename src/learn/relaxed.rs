@@ -28,17 +28,14 @@
 //! heaviest candidates part-way ([`RelaxedParams::narrow_to`]) and fix it for the last
 //! epochs ([`RelaxedParams::hard_choice_epochs`]); `model.json` stores the chosen sources.
 
+use super::Network;
 use super::network::ModelError;
 use super::spec::{Head, ModelSpec, SpecError};
-use super::{Network, StopReason};
 use crate::circuit::CircuitBuilder;
 use crate::domain::Bool;
 use crate::lanes::BitMatrix;
-use crate::smooth::loss::{self, LossKind};
 use crate::smooth::lut::LayerWiring;
-use crate::smooth::optim::{Adam, Optimizer as _};
-use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval, parameter_changes, shared};
-use rand::seq::SliceRandom;
+use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -112,15 +109,15 @@ pub struct RelaxedNet {
     /// seed; with a learned input choice, [`discrete_network`](Self::discrete_network)
     /// is the one the trained logits make).
     pub network: Network,
-    layers: Vec<LayerWiring>,
+    pub(crate) layers: Vec<LayerWiring>,
     /// First parameter of each node's table in `network`, nodes in layer order.
-    table_params: Vec<usize>,
+    pub(crate) table_params: Vec<usize>,
     /// The seed of `network`'s wiring.
     seed: u64,
     /// Learned input choice: `C` candidate input bits for each address bit of the first
     /// layer (a wiring with `k = C`, one row per address bit, candidate 0 the seeded
     /// source), or none (the seeded wiring is kept).
-    choice: Option<LayerWiring>,
+    pub(crate) choice: Option<LayerWiring>,
 }
 
 impl RelaxedNet {
@@ -272,7 +269,7 @@ impl RelaxedNet {
     }
 
     /// `(first node, first logit, first table entry)` of every layer, and the totals.
-    fn offsets(&self) -> Vec<(usize, usize, usize)> {
+    pub(crate) fn offsets(&self) -> Vec<(usize, usize, usize)> {
         let mut out = Vec::with_capacity(self.layers.len() + 1);
         let (mut node, mut logit, mut entry) = (0, 0, 0);
         for l in &self.layers {
@@ -286,7 +283,7 @@ impl RelaxedNet {
     }
 
     /// Logits of the layers' tables (the input choice's follow them).
-    fn n_table_logits(&self) -> usize {
+    pub(crate) fn n_table_logits(&self) -> usize {
         self.offsets().last().map_or(0, |o| o.1)
     }
 
@@ -386,7 +383,7 @@ impl RelaxedNet {
     }
 
     /// The flat logits as one tensor `[W, m]` per layer, then the input choice's `[W k, C]`.
-    fn logit_tensors(&self, logits: &[f32]) -> Vec<Tensor> {
+    pub(crate) fn logit_tensors(&self, logits: &[f32]) -> Vec<Tensor> {
         let offsets = self.offsets();
         let mut out: Vec<Tensor> = self
             .layers
@@ -447,10 +444,43 @@ impl RelaxedNet {
             order.sort_by(|&a, &b| w[b].total_cmp(&w[a]).then(a.cmp(&b)));
             kept.extend(order[..keep].iter().map(|&i| m * c.k + i));
         }
+        (self.with_kept_candidates(&kept, keep), kept)
+    }
+
+    /// The network whose input choice keeps the candidates `kept` (indices among this
+    /// network's choice logits, `keep` per address bit), as
+    /// [`with_top_candidates`](Self::with_top_candidates) returns them.
+    ///
+    /// # Panics
+    /// If the network has no input choice or `kept` is not `keep` indices per address bit
+    /// of this network's choice (a caller bug: checkpoints are checked before).
+    #[must_use]
+    pub fn with_kept_candidates(&self, kept: &[usize], keep: usize) -> Self {
+        let c = self.choice.as_ref().expect("a network with an input choice");
+        assert_eq!(kept.len(), c.sources.len() / c.k * keep, "keep candidates per address bit");
         let sources = kept.iter().map(|&i| c.sources[i]).collect();
         let mut out = self.clone();
         out.choice = Some(LayerWiring::new(keep, sources, c.prev_width()));
-        (out, kept)
+        out
+    }
+
+    /// Layers of the network.
+    #[must_use]
+    pub fn n_layers(&self) -> usize {
+        self.layers.len()
+    }
+
+    /// Whether the first layer's wiring is learned (an input choice).
+    #[must_use]
+    pub fn has_input_choice(&self) -> bool {
+        self.choice.is_some()
+    }
+
+    /// Number of choice logits (candidates times address bits of the first layer; 0
+    /// without a choice).
+    #[must_use]
+    pub fn n_choice_logits(&self) -> usize {
+        self.choice.as_ref().map_or(0, |c| c.sources.len())
     }
 
     /// The network with the input choice of `logits` fixed: no choice, the first layer
@@ -560,7 +590,7 @@ const PREDICT_BATCH: usize = 512;
 const PASS_A: usize = 0b1010;
 
 /// First index of the largest value.
-fn argmax(v: &[f32]) -> usize {
+pub(crate) fn argmax(v: &[f32]) -> usize {
     let mut best = 0;
     for (i, &x) in v.iter().enumerate() {
         if x > v[best] {
@@ -570,14 +600,14 @@ fn argmax(v: &[f32]) -> usize {
     best
 }
 
-fn standard_normal(rng: &mut ChaCha8Rng) -> f32 {
+pub(crate) fn standard_normal(rng: &mut ChaCha8Rng) -> f32 {
     let u1: f64 = rng.random::<f64>().max(1e-12);
     let u2: f64 = rng.random();
     ((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
 }
 
 /// Input bits of examples `idx` as 0/1 floats, node-major `[inputs, idx.len()]`.
-fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
+pub(crate) fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
     let mut x = vec![0.0f32; inputs.rows() * idx.len()];
     x.par_chunks_mut(idx.len().max(1)).enumerate().for_each(|(i, row)| {
         let words = inputs.row(i);
@@ -589,216 +619,10 @@ fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
 }
 
 /// One-hot targets `[B, C]` of the examples `idx`.
-fn one_hot(labels: &[u32], idx: &[usize], classes: usize) -> Tensor {
+pub(crate) fn one_hot(labels: &[u32], idx: &[usize], classes: usize) -> Tensor {
     let mut y = vec![0.0f32; idx.len() * classes];
     for (row, &e) in y.chunks_exact_mut(classes).zip(idx) {
         row[labels[e] as usize] = 1.0;
     }
     Tensor::new(vec![idx.len(), classes], y)
 }
-
-/// The training step's circuit: inputs the logits, the wiring, the input bits and the
-/// one-hot targets; outputs the gradient of the mean cross-entropy for every logit tensor
-/// (the learner's [`parameter_changes`] at learning rate 1), then the class scores, the
-/// forward pass shared between them.
-fn step_circuit(model: &SmoothCircuit) -> SmoothCircuit {
-    let n_params = model.n_params();
-    let learner = loss::learner(model, &LossKind::SoftmaxCrossEntropy.lens(), 1.0)
-        .expect("the relaxed circuit has one output");
-    let changes = parameter_changes(&learner, n_params);
-    let mut b = CircuitBuilder::<SmoothOp>::new(0, model.n_inputs() + 1);
-    let ins = b.args();
-    let mut out = b.instantiate(&changes, &ins).expect("inputs of the learner");
-    out.extend(b.instantiate(model, &ins[..model.n_inputs()]).expect("inputs of the model"));
-    shared(&b.finish(out).expect("a valid circuit"))
-}
-
-/// Settings of relaxed training.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RelaxedParams {
-    /// Passes over the training data.
-    pub epochs: usize,
-    /// Examples per Adam step.
-    pub batch: usize,
-    /// Adam learning rate.
-    pub lr: f32,
-    /// GroupSum temperature: class score = group sum / tau.
-    pub tau: f32,
-    /// Seed of initialisation and shuffling.
-    pub seed: u64,
-    /// Added to the pass-through logit at initialisation (0 = plain normal init).
-    pub residual: f32,
-    /// Cosine learning-rate decay: step `t` of `T` uses `lr (1 + cos(pi t / T)) / 2`;
-    /// otherwise the rate stays `lr`.
-    #[serde(default)]
-    pub cosine: bool,
-    /// With a learned input choice: the last epochs train the tables with the choice made
-    /// hard (each input its heaviest candidate), so that they fit the wiring the
-    /// discretised network will have.
-    #[serde(default)]
-    pub hard_choice_epochs: usize,
-    /// The last epochs compute with each gate's most likely function (straight-through:
-    /// the forward pass is the discretised network's, the logits learn through the
-    /// softmax), so that training sees the network it will export (gate relaxations; a
-    /// LUT relaxation keeps its sigmoid tables).
-    #[serde(default)]
-    pub hard_gate_epochs: usize,
-    /// With a learned input choice: after this many epochs each input keeps only its
-    /// [`narrow_to`](Self::narrow_to) heaviest candidates (0: never), which makes the
-    /// remaining soft-choice epochs cheaper; the choice settles in the first epochs.
-    #[serde(default)]
-    pub narrow_after: usize,
-    /// Candidates each input keeps after [`narrow_after`](Self::narrow_after) epochs.
-    #[serde(default)]
-    pub narrow_to: usize,
-}
-
-impl Default for RelaxedParams {
-    fn default() -> Self {
-        Self {
-            epochs: 20,
-            batch: 128,
-            lr: 0.01,
-            tau: 1.0,
-            seed: 0,
-            residual: 0.0,
-            cosine: false,
-            hard_choice_epochs: 0,
-            hard_gate_epochs: 0,
-            narrow_after: 0,
-            narrow_to: 0,
-        }
-    }
-}
-
-/// One epoch of relaxed training.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RelaxedEpoch {
-    /// Epoch number, from 1.
-    pub epoch: usize,
-    /// Mean cross-entropy over the epoch's batches.
-    pub loss: f64,
-    /// Soft accuracy over the epoch's batches (parameters moving during the epoch).
-    pub running_accuracy: f64,
-}
-
-/// What relaxed training produced.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RelaxedReport {
-    /// The trained logits.
-    pub logits: Vec<f32>,
-    /// Why it stopped.
-    pub stop: StopReason,
-    /// Per-epoch figures.
-    pub history: Vec<RelaxedEpoch>,
-}
-
-/// Trains `net` on `inputs` (one row per input bit) and `labels` with Adam on the
-/// softmax cross-entropy of the group sums, through the smooth domain's learner lens
-/// ([`RelaxedNet::circuit`]). Deterministic for a given seed whatever the thread count:
-/// every kernel sums in an order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
-/// `on_epoch` sees each epoch's figures and the logits after it.
-pub fn train(
-    net: &RelaxedNet,
-    inputs: &BitMatrix,
-    labels: &[u32],
-    p: &RelaxedParams,
-    mut on_epoch: impl FnMut(&RelaxedEpoch, &[f32]),
-) -> RelaxedReport {
-    assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
-    assert_eq!(inputs.examples(), labels.len(), "one label per example");
-    let classes = net.network.n_classes;
-    let mut step = step_circuit(&net.circuit(p.tau));
-    let ce = loss::softmax_cross_entropy_map();
-    let mut wiring = net.wiring();
-    let mut params = net.logit_tensors(&net.init(p.seed, p.residual));
-    let mut adams: Vec<Adam> = params.iter().map(|_| Adam::new(p.lr)).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(p.seed);
-    let mut history = Vec::new();
-    let mut order: Vec<usize> = (0..labels.len()).collect();
-    // The choice logits once made hard (then no longer trained).
-    let mut hard_choice: Option<Vec<f32>> = None;
-    // The network trained: `net`, then with the choice narrowed, then made hard.
-    let mut chosen = net.clone();
-    // With the choice narrowed: the index in `net`'s choice logits of each trained one.
-    let mut kept: Option<Vec<usize>> = None;
-    // The logits in `net`'s layout: candidates narrowed away get -1000 (weight exactly 0).
-    let flat = |params: &[Tensor], hard: &Option<Vec<f32>>, kept: &Option<Vec<usize>>| {
-        let n_tables = net.n_table_logits();
-        let mut v: Vec<f32> = params.iter().flat_map(|t| t.data().iter().copied()).collect();
-        if let Some(kept) = kept.as_ref().filter(|_| hard.is_none()) {
-            let narrowed = v.split_off(n_tables);
-            v.resize(net.n_logits(), -1000.0);
-            for (&i, w) in kept.iter().zip(narrowed) {
-                v[n_tables + i] = w;
-            }
-        }
-        v.extend(hard.iter().flatten());
-        v
-    };
-    let total_steps = (labels.len().div_ceil(p.batch.max(1)) * p.epochs).max(1);
-    let mut steps = 0usize;
-    let mut straight_through = false;
-    for epoch in 1..=p.epochs {
-        let choice_now =
-            net.choice.is_some() && hard_choice.is_none() && epoch + p.hard_choice_epochs > p.epochs;
-        let narrow_now = !choice_now && p.narrow_to > 0 && p.narrow_after > 0 && epoch == p.narrow_after + 1;
-        let st_now = !straight_through && epoch + p.hard_gate_epochs > p.epochs;
-        if choice_now {
-            let logits = flat(&params, &None, &kept);
-            hard_choice = Some(net.hard_choice_logits(&logits));
-            chosen = net.with_chosen_inputs(&logits);
-            params.truncate(chosen.layers.len());
-            adams.truncate(chosen.layers.len());
-        } else if narrow_now && net.choice.is_some() {
-            debug_assert!(kept.is_none(), "the choice narrows once");
-            let logits = flat(&params, &None, &None);
-            let (narrowed, keep) = net.with_top_candidates(&logits, p.narrow_to);
-            let gather = |v: &[f32]| keep.iter().map(|&i| v[i]).collect::<Vec<f32>>();
-            let d = chosen.layers.len();
-            let shape = vec![keep.len() / narrowed.input_candidates(), narrowed.input_candidates()];
-            params[d] = Tensor::new(shape, gather(params[d].data()));
-            let adam = &mut adams[d];
-            if !adam.m.is_empty() {
-                (adam.m, adam.v) = (gather(&adam.m), gather(&adam.v));
-            }
-            chosen = narrowed;
-            kept = Some(keep);
-        }
-        straight_through |= st_now;
-        if choice_now || narrow_now || st_now {
-            wiring = chosen.wiring();
-            step = step_circuit(&chosen.circuit_with(p.tau, straight_through));
-        }
-        order.shuffle(&mut rng);
-        let (mut loss, mut correct) = (0.0f64, 0usize);
-        for idx in order.chunks(p.batch.max(1)) {
-            if p.cosine {
-                let phase = std::f32::consts::PI * steps as f32 / total_steps as f32;
-                adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
-            }
-            steps += 1;
-            let (x, y) = (gather(inputs, idx), one_hot(labels, idx, classes));
-            let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x, &y]).collect();
-            let mut out = eval(&step, &ins);
-            let scores = out.pop().expect("scores");
-            let mean = eval(&ce, &[&scores, &y])[0].data()[0];
-            loss += f64::from(mean) * idx.len() as f64;
-            for (s, &e) in scores.data().chunks(classes).zip(idx) {
-                correct += usize::from(argmax(s) == labels[e] as usize);
-            }
-            for ((t, g), adam) in params.iter_mut().zip(&out).zip(&mut adams) {
-                adam.step(t.data_mut(), g.data());
-            }
-        }
-        let n = labels.len().max(1) as f64;
-        let stats = RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n };
-        on_epoch(&stats, &flat(&params, &hard_choice, &kept));
-        history.push(stats);
-    }
-    let logits = flat(&params, &hard_choice, &kept);
-    RelaxedReport { logits, stop: StopReason::EpochLimit, history }
-}
-
-#[cfg(test)]
-mod tests;

@@ -1,0 +1,41 @@
+//! Evaluating a trained Boolean network: its outputs and predicted classes on packed
+//! examples (the fused LUT kernel where the circuit is a LUT network).
+
+use super::network::Network;
+use crate::circuit::Circuit;
+use crate::domain::Bool;
+use crate::lanes::{BitMatrix, EvalParams, LANES, LutNetwork, Program};
+
+/// Predicted classes of `net` with `params` on every example.
+#[must_use]
+pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
+    let out = forward(&net.circuit, params, inputs);
+    net.spec.head.predict(&out, net.n_classes)
+}
+
+/// The circuit's outputs with `params` broadcast over the examples of `inputs`. LUT
+/// networks run the fused kernel (tables as constants); other circuits get the parameter
+/// rows broadcast over chunks of [`FORWARD_CHUNK`] examples, so memory beyond the inputs
+/// and outputs does not grow with the data.
+#[must_use]
+pub fn forward(c: &Circuit<Bool>, params: &[bool], inputs: &BitMatrix) -> BitMatrix {
+    if let Some(net) = LutNetwork::new(c) {
+        return net.eval(params, inputs, &EvalParams::default());
+    }
+    let program = Program::new(c);
+    let mut out = BitMatrix::zeros(c.n_outputs(), inputs.examples());
+    let chunk_words = FORWARD_CHUNK / LANES;
+    for w0 in (0..inputs.words()).step_by(chunk_words) {
+        let w1 = (w0 + chunk_words).min(inputs.words());
+        let x = inputs.word_range(w0, w1);
+        let part =
+            program.eval(&BitMatrix::broadcast(params, x.examples()).vstack(&x), &EvalParams::default());
+        for r in 0..out.rows() {
+            out.row_mut(r)[w0..w1].copy_from_slice(part.row(r));
+        }
+    }
+    out
+}
+
+/// Examples per chunk of the generic forward pass.
+pub const FORWARD_CHUNK: usize = 1 << 14;

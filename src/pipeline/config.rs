@@ -1,0 +1,572 @@
+//! [`TrainConfig`]: the typed, validated form of [`TrainOptions`]. Every option is
+//! checked here, before any data is read: its range, its type, and whether it applies to
+//! the run's domain (an option that does not apply is an error naming it, never silently
+//! ignored). What needs the data (a model that fits its inputs, image-only options) is
+//! checked when the data are loaded, still before training.
+
+use super::TrainOptions;
+use super::presets::preset;
+use crate::data::Encoding;
+use crate::learn::ModelSpec;
+use crate::learn::relaxed::RelaxedSpec;
+use crate::pass::{PassContext, parse_script};
+use crate::smooth::layers::ModelSpec as SmoothSpec;
+use crate::smooth::loss::LossKind;
+use crate::smooth::optim::OptimizerSpec;
+use std::path::PathBuf;
+
+/// An option with a bad value, or one that does not apply to the run.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{option}: {message}")]
+pub struct ConfigError {
+    /// The option, as a flag (`--lr`).
+    pub option: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+fn bad(option: &str, message: impl Into<String>) -> ConfigError {
+    ConfigError { option: option.to_owned(), message: message.into() }
+}
+
+/// What the run trains.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Domain {
+    /// Boolean circuits by RDA.
+    Bool,
+    /// Relaxed logic, discretised.
+    Relaxed,
+    /// f32 tensor models.
+    Smooth,
+}
+
+impl Domain {
+    /// The name `--domain` takes.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Domain::Bool => "bool",
+            Domain::Relaxed => "relaxed",
+            Domain::Smooth => "smooth",
+        }
+    }
+}
+
+/// The Boolean optimiser named by `--optimizer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOptimizer {
+    /// The family's working member: faithful on `table`, votes otherwise.
+    Rda,
+    /// Faithful per-example RDA.
+    Faithful,
+    /// Batched vote counting.
+    Votes,
+    /// Batched Z2 sum.
+    Parity,
+}
+
+/// Boolean training settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoolConfig {
+    /// The model (`None`: `lut:6:64x1,groupsum:C` for the data's `C` classes, or the
+    /// `--init` model's).
+    pub spec: Option<ModelSpec>,
+    /// The optimiser.
+    pub optimizer: BoolOptimizer,
+    /// Encoding of numeric features (`None`: thermometer:8, or the `--init` model's).
+    pub encoding: Option<Encoding>,
+    /// Examples per batch.
+    pub batch: usize,
+    /// Probability that a winning flip is applied.
+    pub accept: f64,
+    /// Margin of the vote rule.
+    pub margin: f64,
+    /// Weight of positive votes (`None`: by the head).
+    pub positive_weight: Option<f64>,
+    /// Sum votes over fan-outs.
+    pub sum_fanouts: bool,
+    /// Start from this model file.
+    pub init: Option<PathBuf>,
+}
+
+/// Relaxed training settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelaxedConfig {
+    /// The relaxed model spec as given (its head defaults to `groupsum:C`).
+    pub spec: String,
+    /// Encoding of numeric features.
+    pub encoding: Encoding,
+    /// Examples per Adam step.
+    pub batch: usize,
+    /// Adam's rate.
+    pub lr: f32,
+    /// GroupSum temperature (`None`: sqrt of the group size).
+    pub tau: Option<f32>,
+    /// Residual initialisation.
+    pub residual: f32,
+    /// Cosine rate decay.
+    pub cosine: bool,
+    /// Candidates per first-layer input (1: random wiring).
+    pub input_candidates: usize,
+    /// Locality radius of the candidates (image data).
+    pub input_radius: Option<usize>,
+    /// Candidates kept after narrowing.
+    pub narrow_candidates: Option<usize>,
+    /// Epochs before narrowing.
+    pub narrow_after: usize,
+    /// Last epochs on the chosen wiring.
+    pub hard_choice_epochs: usize,
+    /// Last epochs with hard gates.
+    pub hard_gate_epochs: usize,
+}
+
+/// Smooth training settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SmoothConfig {
+    /// The model spec as given.
+    pub spec: String,
+    /// Parsed.
+    pub model: SmoothSpec,
+    /// The optimiser and its rate.
+    pub optimizer: OptimizerSpec,
+    /// The loss.
+    pub loss: LossKind,
+    /// Examples per step.
+    pub batch: usize,
+}
+
+/// The model family and its training settings.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ModelConfig {
+    /// Boolean circuits by RDA.
+    Bool(BoolConfig),
+    /// Relaxed logic.
+    Relaxed(RelaxedConfig),
+    /// f32 tensors.
+    Smooth(SmoothConfig),
+}
+
+/// What hardware `train` produces after training.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hardware {
+    /// Export the Verilog and its testbench, and run it in Icarus when installed.
+    Verify,
+    /// Export only.
+    Export,
+    /// Nothing.
+    None,
+}
+
+/// A training run, typed and validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TrainConfig {
+    /// The preset the options were layered on, if any.
+    pub preset: Option<String>,
+    /// `--data`.
+    pub data: String,
+    /// `--test`.
+    pub test: Option<String>,
+    /// `--test-fraction`.
+    pub test_fraction: f64,
+    /// `--seed`.
+    pub seed: u64,
+    /// `--threads` (0 = all cores).
+    pub threads: usize,
+    /// `--epochs`.
+    pub epochs: usize,
+    /// `--time-limit`, seconds.
+    pub time_limit: Option<f64>,
+    /// The model and its training.
+    pub model: ModelConfig,
+    /// `--passes`.
+    pub passes: String,
+    /// `--exact-inputs`.
+    pub exact_inputs: usize,
+    /// `--check`.
+    pub check: bool,
+    /// `--hardware`.
+    pub hardware: Hardware,
+    /// `--out` (`None`: `runs/<data name>`).
+    pub out: Option<PathBuf>,
+    /// `--checkpoint-every` (0 = never).
+    pub checkpoint_every: usize,
+}
+
+/// Whether a smooth-domain spec: `mlp:`, `conv`, `linear`, `dense`, `hidden:N`.
+fn is_smooth_spec(m: &str) -> bool {
+    m.starts_with("mlp:") || m.starts_with("hidden:") || ["conv", "linear", "dense"].contains(&m)
+}
+
+/// The preset `o` is layered on: the one it names, or for `--data fashion-mnist` the
+/// recipe it stands for (see [`TrainOptions::preset`]).
+#[must_use]
+pub fn implied_preset(o: &TrainOptions) -> Option<String> {
+    match o.preset.as_deref() {
+        Some("none") => return None,
+        Some(p) => return Some(p.to_owned()),
+        None => {}
+    }
+    if o.data.as_deref() != Some("fashion-mnist") || o.model.is_some() || o.init.is_some() {
+        return None;
+    }
+    let boolean = ["rda", "faithful", "votes", "parity"];
+    match (o.optimizer.as_deref(), o.domain.as_deref()) {
+        (None, None) => Some("fashion-mnist".to_owned()),
+        (Some(opt), None | Some("bool")) if boolean.contains(&opt) => Some("fashion-mnist-rda".to_owned()),
+        _ => None,
+    }
+}
+
+fn positive(option: &str, v: f64) -> Result<f64, ConfigError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(bad(option, format!("must be a positive number, got {v}")))
+    }
+}
+
+fn at_least_one(option: &str, v: usize) -> Result<usize, ConfigError> {
+    if v >= 1 { Ok(v) } else { Err(bad(option, "must be at least 1")) }
+}
+
+/// Parses an `--encoding` value.
+///
+/// # Errors
+/// [`ConfigError`] naming `--encoding`.
+pub fn parse_encoding(s: &str) -> Result<Encoding, ConfigError> {
+    let bits = |b: &str| match b.parse::<usize>() {
+        Ok(bits) if (1..=4096).contains(&bits) => Ok(bits),
+        _ => Err(bad("--encoding", format!("B must be in 1..=4096, got '{b}'"))),
+    };
+    match s.split_once(':') {
+        None if s == "threshold" => Ok(Encoding::Threshold),
+        Some(("thermometer", b)) => Ok(Encoding::Thermometer { bits: bits(b)? }),
+        Some(("uniform", b)) => Ok(Encoding::Uniform { bits: bits(b)? }),
+        _ => Err(bad("--encoding", format!("unknown '{s}'; expected threshold, thermometer:B or uniform:B"))),
+    }
+}
+
+/// The `--encoding` text of an encoding (inverse of [`parse_encoding`]).
+#[must_use]
+pub fn encoding_text(e: &Encoding) -> String {
+    match e {
+        Encoding::Threshold => "threshold".into(),
+        Encoding::Thermometer { bits } => format!("thermometer:{bits}"),
+        Encoding::Uniform { bits } => format!("uniform:{bits}"),
+    }
+}
+
+impl TrainConfig {
+    /// Resolves `given` (flags over a config file, as the caller layered them) on the
+    /// preset it implies ([`implied_preset`]) and the domain's defaults, and checks
+    /// every option.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first bad option.
+    pub fn resolve(given: &TrainOptions) -> Result<TrainConfig, ConfigError> {
+        let preset_name = implied_preset(given);
+        let o = match &preset_name {
+            Some(name) => {
+                let p = preset(name).ok_or_else(|| {
+                    let names: Vec<&str> = super::PRESETS.iter().map(|p| p.name).collect();
+                    bad(
+                        "--preset",
+                        format!("unknown preset '{name}'; expected one of {} or none", names.join(", ")),
+                    )
+                })?;
+                p.options().overlay(given)
+            }
+            None => given.clone(),
+        };
+        let model_text = o.model.as_deref();
+        let domain = match (o.domain.as_deref(), model_text) {
+            (Some("bool"), Some(m)) if m.starts_with("gates:") => {
+                return Err(bad(
+                    "--model",
+                    format!("{m} is a relaxed model (--domain relaxed), not a Boolean one"),
+                ));
+            }
+            (Some("bool"), _) => Domain::Bool,
+            (Some("relaxed"), _) => Domain::Relaxed,
+            // Relaxed models under --domain smooth: the spelling of earlier releases.
+            (Some("smooth"), Some(m)) if m.starts_with("gates:") || m.starts_with("lut:") => Domain::Relaxed,
+            (Some("smooth"), _) => Domain::Smooth,
+            (Some("poly"), _) => {
+                return Err(bad(
+                    "--domain",
+                    "poly: ring models are library-only for now (see `repro polycirc-iris`)",
+                ));
+            }
+            (Some(d), _) => {
+                return Err(bad("--domain", format!("unknown '{d}'; expected bool, relaxed or smooth")));
+            }
+            (None, Some(m)) if m.starts_with("gates:") => Domain::Relaxed,
+            (None, Some(m)) if is_smooth_spec(m) => Domain::Smooth,
+            (None, _)
+                if o.optimizer
+                    .as_deref()
+                    .is_some_and(|x| OptimizerSpec::NAMES.contains(&x) && x != "adam") =>
+            {
+                Domain::Smooth
+            }
+            (None, _) => Domain::Bool,
+        };
+        let not_for = |flags: &[(&str, bool)]| -> Result<(), ConfigError> {
+            match flags.iter().find(|(_, set)| *set) {
+                Some((flag, _)) => Err(bad(flag, format!("does not apply to --domain {}", domain.name()))),
+                None => Ok(()),
+            }
+        };
+        let relaxed_only = [
+            ("--tau", o.tau.is_some()),
+            ("--residual", o.residual.is_some()),
+            ("--lr-schedule", o.lr_schedule.is_some()),
+            ("--input-candidates", o.input_candidates.is_some()),
+            ("--input-radius", o.input_radius.is_some()),
+            ("--narrow-candidates", o.narrow_candidates.is_some()),
+            ("--narrow-after", o.narrow_after.is_some()),
+            ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
+            ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+        ];
+        let votes_only = [
+            ("--margin", o.margin.is_some()),
+            ("--positive-weight", o.positive_weight.is_some()),
+            ("--sum-fanouts", o.sum_fanouts.is_some()),
+        ];
+        let data = o.data.clone().unwrap_or_else(|| "iris".to_owned());
+        let test_fraction = o.test_fraction.unwrap_or(0.3);
+        if !(test_fraction > 0.0 && test_fraction < 1.0) {
+            return Err(bad("--test-fraction", format!("must be in (0, 1), got {test_fraction}")));
+        }
+        if o.test.is_some() && o.test_fraction.is_some() {
+            return Err(bad("--test-fraction", "applies without --test (a separate test set)"));
+        }
+        let threads = o.threads.unwrap_or(0);
+        if threads > 1024 {
+            return Err(bad("--threads", format!("must be at most 1024, got {threads}")));
+        }
+        let time_limit = o.time_limit.map(|t| positive("--time-limit", t)).transpose()?;
+        let exact_inputs = o.exact_inputs.unwrap_or(3);
+        if exact_inputs > 4 {
+            return Err(bad("--exact-inputs", format!("must be in 0..=4, got {exact_inputs}")));
+        }
+        let hardware = match o.hardware.as_deref().unwrap_or("verify") {
+            "verify" => Hardware::Verify,
+            "export" => Hardware::Export,
+            "none" => Hardware::None,
+            h => return Err(bad("--hardware", format!("unknown '{h}'; expected verify, export or none"))),
+        };
+        let passes = o.passes.clone().unwrap_or_else(|| "strash,fraig".to_owned());
+        let script = parse_script(&passes, &PassContext { care: Some(crate::lanes::BitMatrix::zeros(0, 0)) })
+            .map_err(|e| bad("--passes", e.to_string()))?;
+        let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
+        let model = match domain {
+            Domain::Bool => {
+                not_for(&relaxed_only)?;
+                if let Some(l) = o.loss.as_deref().filter(|&l| l != "xor") {
+                    return Err(bad("--loss", format!("{l}: the bool domain trains with the xor loss")));
+                }
+                let spec = o
+                    .model
+                    .as_deref()
+                    .map(str::parse::<ModelSpec>)
+                    .transpose()
+                    .map_err(|e| bad("--model", e.to_string()))?;
+                let optimizer = match o.optimizer.as_deref() {
+                    None | Some("rda") => BoolOptimizer::Rda,
+                    Some("faithful" | "rda-faithful") => BoolOptimizer::Faithful,
+                    Some("votes" | "rda-votes") => BoolOptimizer::Votes,
+                    Some("parity" | "rda-parity") => BoolOptimizer::Parity,
+                    Some(x) => {
+                        return Err(bad(
+                            "--optimizer",
+                            format!(
+                                "unknown '{x}' for --domain bool; expected rda, faithful, votes or parity"
+                            ),
+                        ));
+                    }
+                };
+                let votes = match (optimizer, spec) {
+                    (BoolOptimizer::Votes, _) => true,
+                    (BoolOptimizer::Rda, Some(s)) => s.body != crate::learn::Body::Table,
+                    (BoolOptimizer::Rda, None) => true,
+                    _ => false,
+                };
+                if !votes {
+                    not_for(&votes_only.map(|(f, s)| (f, s)))
+                        .map_err(|e| bad(&e.option, "applies to the votes optimiser"))?;
+                    if o.lr.is_some() {
+                        return Err(bad(
+                            "--lr",
+                            "applies to the votes optimiser (the flip acceptance probability)",
+                        ));
+                    }
+                }
+                let accept = o.lr.unwrap_or(0.3);
+                if !(accept > 0.0 && accept <= 1.0) {
+                    return Err(bad(
+                        "--lr",
+                        format!("the flip acceptance probability must be in (0, 1], got {accept}"),
+                    ));
+                }
+                let margin = o.margin.unwrap_or(0.1);
+                if !(0.0..=1.0).contains(&margin) {
+                    return Err(bad("--margin", format!("must be in [0, 1], got {margin}")));
+                }
+                let positive_weight =
+                    o.positive_weight.map(|w| positive("--positive-weight", w)).transpose()?;
+                if o.init.is_some() && spec.is_some_and(|s| s.body == crate::learn::Body::Table) {
+                    return Err(bad("--init", "applies to LUT networks"));
+                }
+                ModelConfig::Bool(BoolConfig {
+                    spec,
+                    optimizer,
+                    encoding: o.encoding.as_deref().map(parse_encoding).transpose()?,
+                    batch: batch.unwrap_or(1024),
+                    accept,
+                    margin,
+                    positive_weight,
+                    sum_fanouts: o.sum_fanouts.unwrap_or(false),
+                    init: o.init.clone(),
+                })
+            }
+            Domain::Relaxed => {
+                not_for(&votes_only)?;
+                not_for(&[("--init", o.init.is_some()), ("--loss", o.loss.is_some())])?;
+                if let Some(x) = o.optimizer.as_deref().filter(|&x| x != "adam") {
+                    return Err(bad("--optimizer", format!("{x}: relaxed models train with adam")));
+                }
+                let spec = o.model.clone().ok_or_else(|| {
+                    bad("--model", "relaxed training needs a model (gates:WxD or lut:K:WxD)")
+                })?;
+                let parsed = RelaxedSpec::parse(&spec, 2).map_err(|e| bad("--model", e.to_string()))?;
+                if !script.iter().all(|p| p.preserves_function()) {
+                    return Err(bad("--passes", "relaxed training takes function-preserving passes only"));
+                }
+                let candidates = at_least_one("--input-candidates", o.input_candidates.unwrap_or(1))?;
+                if candidates > 1024 {
+                    return Err(bad("--input-candidates", format!("must be at most 1024, got {candidates}")));
+                }
+                let given = [
+                    ("--input-radius", o.input_radius.is_some()),
+                    ("--narrow-candidates", o.narrow_candidates.is_some()),
+                    ("--narrow-after", o.narrow_after.is_some()),
+                ];
+                if candidates <= 1
+                    && let Some((flag, _)) = given.iter().find(|(_, g)| *g)
+                {
+                    return Err(bad(flag, "applies with --input-candidates 2 or more"));
+                }
+                let narrow_candidates =
+                    o.narrow_candidates.map(|k| at_least_one("--narrow-candidates", k)).transpose()?;
+                let narrow_after = at_least_one("--narrow-after", o.narrow_after.unwrap_or(1))?;
+                if o.narrow_after.is_some() && narrow_candidates.is_none() {
+                    return Err(bad("--narrow-after", "needs --narrow-candidates K"));
+                }
+                let hard_gate_epochs = o.hard_gate_epochs.unwrap_or(0);
+                if hard_gate_epochs > 0 && parsed.relaxation != crate::learn::relaxed::Relaxation::Gates {
+                    return Err(bad(
+                        "--hard-gate-epochs",
+                        format!("applies to gate models (gates:WxD), not {spec}"),
+                    ));
+                }
+                let lr = positive("--lr", o.lr.unwrap_or(0.01))? as f32;
+                let tau = o.tau.map(|t| positive("--tau", t)).transpose()?.map(|t| t as f32);
+                let residual = o.residual.unwrap_or(0.0);
+                if !residual.is_finite() {
+                    return Err(bad("--residual", format!("must be a finite number, got {residual}")));
+                }
+                let cosine = match o.lr_schedule.as_deref() {
+                    None | Some("constant") => false,
+                    Some("cosine") => true,
+                    Some(x) => {
+                        return Err(bad(
+                            "--lr-schedule",
+                            format!("unknown '{x}'; expected constant or cosine"),
+                        ));
+                    }
+                };
+                ModelConfig::Relaxed(RelaxedConfig {
+                    spec,
+                    encoding: parse_encoding(o.encoding.as_deref().unwrap_or("thermometer:8"))?,
+                    batch: batch.unwrap_or(128),
+                    lr,
+                    tau,
+                    residual: residual as f32,
+                    cosine,
+                    input_candidates: candidates,
+                    input_radius: o.input_radius,
+                    narrow_candidates,
+                    narrow_after,
+                    hard_choice_epochs: o.hard_choice_epochs.unwrap_or(usize::from(candidates > 1)),
+                    hard_gate_epochs,
+                })
+            }
+            Domain::Smooth => {
+                not_for(&relaxed_only)?;
+                not_for(&votes_only)?;
+                not_for(&[("--init", o.init.is_some()), ("--encoding", o.encoding.is_some())])?;
+                let loss = LossKind::parse(o.loss.as_deref().unwrap_or("softmax-ce"))
+                    .map_err(|e| bad("--loss", e))?;
+                let name = o.optimizer.as_deref().unwrap_or("adam");
+                let default_lr = if name == "adam" || name == "adagrad" { 1e-3 } else { 0.01 };
+                let lr = positive("--lr", o.lr.unwrap_or(default_lr))? as f32;
+                let optimizer = OptimizerSpec::parse(name, lr).map_err(|e| bad("--optimizer", e))?;
+                let spec = o.model.clone().unwrap_or_else(|| "mlp:256x128".to_owned());
+                let model: SmoothSpec = spec.parse().map_err(|e: String| bad("--model", e))?;
+                if !script.is_empty() && o.passes.is_some() {
+                    return Err(bad(
+                        "--passes",
+                        "a smooth model is not a circuit: it has no AIG to optimise",
+                    ));
+                }
+                if o.exact_inputs.is_some() || o.check.is_some() {
+                    return Err(bad(
+                        if o.check.is_some() { "--check" } else { "--exact-inputs" },
+                        "does not apply to --domain smooth (no circuit)",
+                    ));
+                }
+                if o.hardware.as_deref().is_some_and(|h| h != "none") {
+                    return Err(bad("--hardware", "a smooth model is not a circuit: only none applies"));
+                }
+                ModelConfig::Smooth(SmoothConfig {
+                    spec,
+                    model,
+                    optimizer,
+                    loss,
+                    batch: batch.unwrap_or(128),
+                })
+            }
+        };
+        Ok(TrainConfig {
+            preset: preset_name,
+            data,
+            test: o.test.clone(),
+            test_fraction,
+            seed: o.seed.unwrap_or(0),
+            threads,
+            epochs: o.epochs.unwrap_or(20),
+            time_limit,
+            model,
+            passes,
+            exact_inputs,
+            check: o.check.unwrap_or(false),
+            hardware: if domain == Domain::Smooth { Hardware::None } else { hardware },
+            out: o.out.clone(),
+            checkpoint_every: o.checkpoint_every.unwrap_or(0),
+        })
+    }
+
+    /// The domain.
+    #[must_use]
+    pub fn domain(&self) -> Domain {
+        match self.model {
+            ModelConfig::Bool(_) => Domain::Bool,
+            ModelConfig::Relaxed(_) => Domain::Relaxed,
+            ModelConfig::Smooth(_) => Domain::Smooth,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,114 @@
+//! Every option is checked before any data is read, and names itself when it is wrong.
+
+use super::*;
+
+fn resolve(toml: &str) -> Result<TrainConfig, ConfigError> {
+    TrainConfig::resolve(&TrainOptions::from_toml(toml, "t").unwrap())
+}
+
+fn refused(toml: &str, option: &str) {
+    match resolve(toml) {
+        Err(e) => assert_eq!(e.option, option, "{toml}: {e}"),
+        Ok(c) => panic!("{toml}: accepted as {c:?}"),
+    }
+}
+
+#[test]
+fn the_default_run_resolves_to_boolean_votes_on_iris() {
+    let c = resolve("").unwrap();
+    assert_eq!((c.data.as_str(), c.epochs, c.seed, c.domain()), ("iris", 20, 0, Domain::Bool));
+    assert_eq!(c.preset, None);
+}
+
+#[test]
+fn domains_follow_the_model() {
+    assert_eq!(resolve("model = \"gates:8x2\"").unwrap().domain(), Domain::Relaxed);
+    assert_eq!(resolve("model = \"mlp:8\"").unwrap().domain(), Domain::Smooth);
+    assert_eq!(resolve("domain = \"smooth\"\nmodel = \"lut:4:8x1\"").unwrap().domain(), Domain::Relaxed);
+    assert_eq!(resolve("model = \"lut:4:8x1\"").unwrap().domain(), Domain::Bool);
+    refused("domain = \"bool\"\nmodel = \"gates:8x2\"", "--model");
+    refused("domain = \"poly\"", "--domain");
+}
+
+#[test]
+fn bad_numbers_are_refused_before_any_work() {
+    for (toml, option) in [
+        ("lr = nan", "--lr"),
+        ("lr = -1.0", "--lr"),
+        ("lr = inf", "--lr"),
+        ("lr = 1.5", "--lr"),
+        ("batch = 0", "--batch"),
+        ("threads = 100000", "--threads"),
+        ("exact-inputs = 100", "--exact-inputs"),
+        ("test-fraction = 0.0", "--test-fraction"),
+        ("test-fraction = 1.0", "--test-fraction"),
+        ("margin = 2.0", "--margin"),
+        ("encoding = \"thermometer:4294967296\"", "--encoding"),
+        ("encoding = \"uniform:0\"", "--encoding"),
+        ("time-limit = 0.0", "--time-limit"),
+        ("model = \"gates:8x2\"\ntau = 0.0", "--tau"),
+        ("model = \"gates:8x2\"\ntau = nan", "--tau"),
+        ("model = \"gates:8x2\"\nresidual = nan", "--residual"),
+        ("model = \"gates:8x2\"\nlr = nan", "--lr"),
+        ("model = \"mlp:8\"\nlr = -1.0", "--lr"),
+    ] {
+        refused(toml, option);
+    }
+}
+
+#[test]
+fn options_of_another_domain_are_refused_not_ignored() {
+    for (toml, option) in [
+        ("tau = 2.0", "--tau"),
+        ("input-candidates = 4", "--input-candidates"),
+        ("model = \"gates:8x2\"\nmargin = 0.1", "--margin"),
+        ("model = \"gates:8x2\"\noptimizer = \"sgd\"", "--optimizer"),
+        ("model = \"gates:8x2\"\npasses = \"dc\"", "--passes"),
+        ("model = \"mlp:8\"\ntau = 2.0", "--tau"),
+        ("model = \"mlp:8\"\npasses = \"bogus\"", "--passes"),
+        ("model = \"mlp:8\"\npasses = \"strash\"", "--passes"),
+        ("model = \"mlp:8\"\nencoding = \"threshold\"", "--encoding"),
+        ("model = \"mlp:8\"\nhardware = \"verify\"", "--hardware"),
+        ("passes = \"bogus\"", "--passes"),
+        ("model = \"table\"\nlr = 0.5", "--lr"),
+        ("optimizer = \"faithful\"\nmargin = 0.2", "--margin"),
+        ("loss = \"mse\"", "--loss"),
+        ("model = \"gates:8x2\"\ninput-radius = 2", "--input-radius"),
+        ("model = \"gates:8x2\"\ninput-candidates = 4\nnarrow-after = 2", "--narrow-after"),
+        ("model = \"lut:4:8x2\"\ndomain = \"relaxed\"\nhard-gate-epochs = 1", "--hard-gate-epochs"),
+        ("test = \"x.csv\"\ntest-fraction = 0.2", "--test-fraction"),
+        ("hardware = \"maybe\"", "--hardware"),
+        ("preset = \"nope\"", "--preset"),
+    ] {
+        refused(toml, option);
+    }
+}
+
+#[test]
+fn fashion_mnist_picks_its_preset_and_flags_override_it() {
+    let c = resolve("data = \"fashion-mnist\"").unwrap();
+    assert_eq!(c.preset.as_deref(), Some("fashion-mnist"));
+    let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
+    assert_eq!(
+        (r.spec.as_str(), r.input_candidates, r.input_radius, c.epochs),
+        ("gates:20000x6:3000", 32, Some(2), 12)
+    );
+    assert_eq!(
+        (r.hard_choice_epochs, r.hard_gate_epochs, r.narrow_candidates, r.narrow_after),
+        (3, 1, Some(4), 2)
+    );
+    assert_eq!(
+        (r.lr, r.tau, r.residual, r.cosine, c.passes.as_str()),
+        (0.1, Some(10.0), 2.0, true, "strash")
+    );
+    let rda = resolve("data = \"fashion-mnist\"\noptimizer = \"rda\"").unwrap();
+    assert_eq!(rda.preset.as_deref(), Some("fashion-mnist-rda"));
+    let ModelConfig::Bool(b) = &rda.model else { panic!("{rda:?}") };
+    assert_eq!((b.batch, b.margin, b.positive_weight, b.accept), (2048, 0.05, Some(2.0), 0.3));
+    let custom = resolve("data = \"fashion-mnist\"\nmodel = \"gates:100x2\"").unwrap();
+    assert_eq!(custom.preset, None);
+    let plain = resolve("data = \"fashion-mnist\"\npreset = \"none\"").unwrap();
+    assert_eq!((plain.preset.as_deref(), plain.domain()), (None, Domain::Bool));
+    let longer = resolve("data = \"fashion-mnist\"\nepochs = 20").unwrap();
+    assert_eq!((longer.preset.as_deref(), longer.epochs), (Some("fashion-mnist"), 20));
+}

@@ -1,0 +1,289 @@
+//! The options of a training run as given: command-line flags, keys of a
+//! `--config FILE.toml` and presets are one struct ([`TrainOptions`]), every field
+//! optional, so that layers can be stacked (defaults < preset < file < flags) and the
+//! effective configuration written back as a file that `--resume` reads.
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Options of `train`, as flags (`--input-candidates 32`) or TOML keys
+/// (`input-candidates = 32`). Unset options take the defaults of the domain
+/// ([`TrainConfig::resolve`](super::TrainConfig::resolve) documents them).
+#[derive(Clone, Debug, Default, PartialEq, Args, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+pub struct TrainOptions {
+    /// A named recipe (`train --list-presets`) under the other options: fashion-mnist,
+    /// fashion-mnist-rda; `none` for no preset [default: fashion-mnist for --data
+    /// fashion-mnist with no --model, --optimizer, --domain or --init; fashion-mnist-rda
+    /// for --data fashion-mnist with a Boolean --optimizer and no --model].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    /// Training data: iris, wine, breast-cancer, digits, fashion-mnist (Debian's
+    /// dataset-fashion-mnist), a directory of MNIST-layout IDX files (its t10k-* files
+    /// are the test set), or a .csv, .csv.gz, .pla or .pla.gz file [default: iris].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
+    /// Separate test data (same format); without it a stratified --test-fraction of
+    /// --data is held out.
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<String>,
+    /// Fraction of --data held out for testing when --test is not given, in (0, 1)
+    /// [default: 0.3].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_fraction: Option<f64>,
+    /// Domain: bool (Boolean circuits trained by RDA), relaxed (relaxed logic gates or
+    /// LUTs trained by Adam and discretised), smooth (f32 tensor models) [default: from
+    /// --model: gates:... is relaxed, mlp:/conv/linear/dense/hidden:N smooth, else bool;
+    /// --domain smooth with a gates: or lut: model means relaxed].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub domain: Option<String>,
+    /// Model spec. bool: table | pseudolinear | lut:K:WxD[:O], with a head ,binary
+    /// ,onehot or ,groupsum:C [default: lut:6:64x1,groupsum:C for C classes]; relaxed:
+    /// gates:WxD[:O] or lut:K:WxD[:O]; smooth: mlp:H1xH2..., conv, linear, dense,
+    /// hidden:N [default: mlp:256x128].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// bool: rda (faithful on table, votes otherwise), faithful, votes, parity; relaxed:
+    /// adam; smooth: sgd, momentum, nesterov, adagrad, adam [default: rda; adam].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimizer: Option<String>,
+    /// bool: xor; smooth: softmax-ce or mse [default: xor; softmax-ce].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub loss: Option<String>,
+    /// Numeric feature encoding (bool, relaxed): threshold | thermometer:B (B per-feature
+    /// quantile thresholds) | uniform:B (B equally spaced thresholds), B in 1..=4096
+    /// [default: thermometer:8].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub encoding: Option<String>,
+    /// Passes over the training data [default: 20].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub epochs: Option<usize>,
+    /// Examples per batch, at least 1 [default: 1024 bool; 128 relaxed and smooth].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub batch: Option<usize>,
+    /// bool votes: probability that a winning flip is applied, in (0, 1]; relaxed and
+    /// smooth: the optimiser's step size, > 0 [default: 0.3; 0.01 relaxed; 0.001 smooth
+    /// adam/adagrad, 0.01 other smooth optimisers].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lr: Option<f64>,
+    /// Seed of the split, the wiring, the initial parameters and training [default: 0].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Worker threads, 0 = one per core, at most 1024 (results do not depend on it)
+    /// [default: 0].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threads: Option<usize>,
+    /// Stop after the first epoch that ends past this many seconds of training.
+    #[arg(long, value_name = "SECONDS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_limit: Option<f64>,
+    /// bool votes: an example carries error while its margin (true group minus best rival,
+    /// over the group size) is at most this, in [0, 1] [default: 0.1].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub margin: Option<f64>,
+    /// bool votes: weight of votes from outputs whose target is 1, > 0 [default:
+    /// classes - 1 for groupsum, else 1].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positive_weight: Option<f64>,
+    /// bool votes on LUT networks: add the votes of a LUT's readers instead of their XOR.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sum_fanouts: Option<bool>,
+    /// relaxed: GroupSum temperature (class score = group sum / tau), > 0 [default: sqrt
+    /// of the group size].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tau: Option<f64>,
+    /// relaxed: added at initialisation to the logit of the pass-through function
+    /// [default: 0].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub residual: Option<f64>,
+    /// relaxed: learning-rate schedule, constant or cosine [default: constant].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lr_schedule: Option<String>,
+    /// relaxed: learned input wiring: each input of a first-layer gate reads a softmax
+    /// mixture of C candidate input bits and, discretised, the heaviest one; 1 keeps the
+    /// random wiring, at most 1024 [default: 1].
+    #[arg(long, value_name = "C")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_candidates: Option<usize>,
+    /// relaxed, with --input-candidates on image data: a first-layer gate's candidates
+    /// come from the pixels within R rows and columns of one centre pixel.
+    #[arg(long, value_name = "R")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_radius: Option<usize>,
+    /// relaxed, with --input-candidates: after --narrow-after epochs each input keeps only
+    /// its K heaviest candidates.
+    #[arg(long, value_name = "K")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narrow_candidates: Option<usize>,
+    /// relaxed, with --narrow-candidates: epochs before the choice narrows [default: 1].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub narrow_after: Option<usize>,
+    /// relaxed, with --input-candidates: the last N epochs train with each input fixed
+    /// to its heaviest candidate [default: 1 with a learned choice].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hard_choice_epochs: Option<usize>,
+    /// relaxed gates: the last N epochs compute with each gate's most likely function
+    /// and learn through the softmax (straight-through) [default: 0].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hard_gate_epochs: Option<usize>,
+    /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
+    /// --model / --encoding, when given, must match).
+    #[arg(long, value_name = "FILE")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub init: Option<PathBuf>,
+    /// Pass script (or a script name such as resyn2) run on the trained classifier's AIG
+    /// before its AND nodes are counted; `dc` uses the training inputs as care set
+    /// (bool only) [default: strash,fraig].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<String>,
+    /// Trained LUT cofactors of at most this many inputs, 0..=4, are lowered as minimum
+    /// AIGs (exact synthesis) [default: 3].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exact_inputs: Option<usize>,
+    /// Prove every pass equivalent at run time.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<bool>,
+    /// Hardware after training: verify (export the Verilog and its testbench into
+    /// OUT/verilog/ and run it in Icarus when installed), export (write them only) or
+    /// none [default: verify].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hardware: Option<String>,
+    /// Output directory [default: runs/<data name>].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
+    /// Write OUT/checkpoint.bin every N epochs (0 = never; `--resume OUT` continues)
+    /// [default: 0].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checkpoint_every: Option<usize>,
+}
+
+/// A configuration file that cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum OptionsError {
+    /// The file could not be read.
+    #[error("{path}: cannot read: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// Not valid TOML, or keys that are not train options.
+    #[error("{path}:{line}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// Line of the error, from 1.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl TrainOptions {
+    /// `self` with every option set in `over` replaced by `over`'s.
+    #[must_use]
+    pub fn overlay(&self, over: &TrainOptions) -> TrainOptions {
+        let mut out = serde_json::to_value(self).expect("options serialize");
+        let top = serde_json::to_value(over).expect("options serialize");
+        if let (Some(o), Some(t)) = (out.as_object_mut(), top.as_object()) {
+            for (k, v) in t {
+                o.insert(k.clone(), v.clone());
+            }
+        }
+        serde_json::from_value(out).expect("merged options deserialize")
+    }
+
+    /// The names of the options set, as flags (`--input-candidates`).
+    #[must_use]
+    pub fn given(&self) -> Vec<String> {
+        let v = serde_json::to_value(self).expect("options serialize");
+        v.as_object().map_or_else(Vec::new, |o| o.keys().map(|k| format!("--{k}")).collect())
+    }
+
+    /// Parses TOML text (`path` names it in errors).
+    ///
+    /// # Errors
+    /// [`OptionsError::Parse`] with the line of the first error: bad TOML, a key that is
+    /// no train option, a value of the wrong type.
+    pub fn from_toml(text: &str, path: &str) -> Result<Self, OptionsError> {
+        toml::from_str(text).map_err(|e| {
+            let line = e.span().map_or(1, |s| text[..s.start.min(text.len())].matches('\n').count() + 1);
+            OptionsError::Parse { path: path.to_owned(), line, message: e.message().trim().to_owned() }
+        })
+    }
+
+    /// Reads a TOML file of options.
+    ///
+    /// # Errors
+    /// [`OptionsError`] naming the file (and line).
+    pub fn read(path: &Path) -> Result<Self, OptionsError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| OptionsError::Read { path: shown.clone(), source })?;
+        Self::from_toml(&text, &shown)
+    }
+
+    /// The options as TOML.
+    #[must_use]
+    pub fn to_toml(&self) -> String {
+        toml::to_string(self).expect("options serialize to TOML")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn toml_errors_name_the_line_and_the_key() {
+        let e = TrainOptions::from_toml("epochs = 3\nmodle = \"lut:6:8x1\"\n", "x.toml").unwrap_err();
+        let text = e.to_string();
+        assert!(text.starts_with("x.toml:2: ") && text.contains("modle"), "{text}");
+        let e = TrainOptions::from_toml("epochs = \"three\"\n", "x.toml").unwrap_err();
+        assert!(e.to_string().starts_with("x.toml:1: "), "{e}");
+    }
+
+    #[test]
+    fn layers_overlay_and_round_trip() {
+        let base = TrainOptions::from_toml("epochs = 3\nmodel = \"lut:6:8x1\"\ncheck = true\n", "a").unwrap();
+        let flags = TrainOptions { epochs: Some(5), ..TrainOptions::default() };
+        let both = base.overlay(&flags);
+        assert_eq!(
+            (both.epochs, both.model.as_deref(), both.check),
+            (Some(5), Some("lut:6:8x1"), Some(true))
+        );
+        assert_eq!(TrainOptions::from_toml(&both.to_toml(), "b").unwrap(), both);
+        assert_eq!(flags.given(), vec!["--epochs".to_owned()]);
+    }
+}

@@ -1,0 +1,90 @@
+//! Named recipes: the tuned option sets behind the published figures, as TOML in the
+//! same keys as `--config` files (`train --preset NAME`, `train --list-presets`).
+
+use super::TrainOptions;
+
+/// A named recipe.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Preset {
+    /// The name `--preset` takes.
+    pub name: &'static str,
+    /// What it trains and what it measured (BENCHMARKS.md has the runs).
+    pub figure: &'static str,
+    /// Its options, as TOML.
+    pub toml: &'static str,
+}
+
+impl Preset {
+    /// The preset's options.
+    ///
+    /// # Panics
+    /// Never: the presets are tested to parse.
+    #[must_use]
+    pub fn options(&self) -> TrainOptions {
+        TrainOptions::from_toml(self.toml, self.name).expect("presets parse")
+    }
+}
+
+/// Every preset.
+pub const PRESETS: [Preset; 2] = [
+    Preset {
+        name: "fashion-mnist",
+        figure: "relaxed gates:20000x6:3000 on Fashion-MNIST, first layer's wiring learned among 32 \
+                 local candidates (radius 2, narrowed to 4 after 2 epochs), 12 epochs (the last 3 on \
+                 the chosen wiring, the last with hard gates): test 0.8817 / 0.8809 / 0.8853 on seeds \
+                 0-2 at 45-46K AIG ANDs for the whole classifier, 9-11 minutes on 2 cores",
+        toml: r#"data = "fashion-mnist"
+domain = "relaxed"
+model = "gates:20000x6:3000"
+encoding = "uniform:63"
+epochs = 12
+lr = 0.1
+lr-schedule = "cosine"
+tau = 10.0
+residual = 2.0
+input-candidates = 32
+input-radius = 2
+narrow-candidates = 4
+narrow-after = 2
+hard-choice-epochs = 3
+hard-gate-epochs = 1
+passes = "strash"
+"#,
+    },
+    Preset {
+        name: "fashion-mnist-rda",
+        figure: "pure RDA (vote counting) on Fashion-MNIST, lut:6:9000x2:1500,groupsum:10 over a \
+                 3-threshold thermometer, batch 2048, positive weight 2, margin 0.05, 20 epochs: \
+                 test 0.8214 at 369K AIG ANDs",
+        toml: r#"data = "fashion-mnist"
+domain = "bool"
+model = "lut:6:9000x2:1500,groupsum:10"
+optimizer = "rda"
+encoding = "thermometer:3"
+batch = 2048
+positive-weight = 2.0
+margin = 0.05
+passes = "strash"
+"#,
+    },
+];
+
+/// The preset called `name`.
+#[must_use]
+pub fn preset(name: &str) -> Option<&'static Preset> {
+    PRESETS.iter().find(|p| p.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_preset_parses_and_resolves() {
+        for p in &PRESETS {
+            let o = p.options();
+            assert_eq!(o.preset, None, "{}: a preset does not name another", p.name);
+            super::super::TrainConfig::resolve(&o).unwrap_or_else(|e| panic!("{}: {e}", p.name));
+        }
+    }
+}

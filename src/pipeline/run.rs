@@ -1,0 +1,669 @@
+//! The stages of a run: [`load_data`], [`train`] (one [`Trainer`] for every domain, with
+//! checkpoints and resume), [`synthesize`] (the classifier as an AIG after the pass
+//! script), and [`metrics`] (what `metrics.json` holds).
+
+use super::config::{BoolOptimizer, ModelConfig, encoding_text};
+use super::{PipelineError, TrainConfig, TrainData, images};
+use crate::aig::{Aig, LowerParams};
+use crate::data::{self, Encoder, Encoding};
+use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
+use crate::io::{ModelFile, write_atomic};
+use crate::lanes::BitMatrix;
+use crate::learn::head::{accuracy, classes_of_indices};
+use crate::learn::predict::predict;
+use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
+use crate::learn::{Body, Network};
+use crate::pass::{self, PassContext, PassStats};
+use crate::smooth::examples::{Examples, accuracy as smooth_accuracy};
+use crate::smooth::layers::{Init as SmoothInit, SmoothModel};
+use crate::train::{
+    Checkpoint, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule, SmoothParams, SmoothRule,
+    StopReason, Trainer, VoteParams,
+};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The checkpoint's file name inside the run directory.
+pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
+
+/// Loads the data of `cfg`: image data (`fashion-mnist`, an IDX directory) with its own
+/// test split, otherwise `--data` split (stratified, from the seed) or paired with `--test`.
+///
+/// # Errors
+/// Unreadable or malformed data.
+pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
+    if let Some(img) = images::load(&cfg.data, cfg.test.as_deref())? {
+        let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
+        let grid = PixelGrid { width: img.splits.train.images.cols, height: img.splits.train.images.rows };
+        return Ok(TrainData {
+            name: img.name.clone(),
+            train: img.splits.train.to_dataset(&img.name, &names)?,
+            test: img.splits.test.to_dataset(&img.name, &names)?,
+            test_source: img.test_source.clone(),
+            grid: Some(grid),
+            images: Some(img),
+        });
+    }
+    let ds = data::load(&cfg.data)?;
+    let (train, test, test_source) = if let Some(t) = &cfg.test {
+        (ds, data::load(t)?, t.clone())
+    } else {
+        let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
+        let src = format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);
+        (ds.subset(&tr), ds.subset(&te), src)
+    };
+    Ok(TrainData { name: train.name.clone(), train, test, test_source, grid: None, images: None })
+}
+
+/// The run directory of `cfg` on `data`: `--out`, or `runs/<data name>`.
+#[must_use]
+pub fn run_dir(cfg: &TrainConfig, data: &TrainData) -> PathBuf {
+    cfg.out.clone().unwrap_or_else(|| PathBuf::from("runs").join(&data.name))
+}
+
+/// An epoch's end, for progress displays.
+#[derive(Clone, Debug)]
+pub struct EpochProgress {
+    /// The epoch just completed (from 1).
+    pub epoch: usize,
+    /// Epochs the run takes.
+    pub epochs: usize,
+    /// The rule's figures, as one line.
+    pub line: String,
+}
+
+/// A trained model.
+pub enum TrainedModel {
+    /// A Boolean network and its parameters.
+    Bool {
+        /// The network.
+        net: Network,
+        /// Its trained parameters.
+        params: Vec<bool>,
+        /// The encoder of its inputs.
+        encoder: Encoder,
+        /// The seed of its wiring.
+        seed: u64,
+        /// Learned wiring carried from `--init`.
+        learned_wiring: Vec<Vec<u32>>,
+        /// The RDA variant.
+        variant: RdaVariant,
+        /// The `--init` file and its test accuracy before training.
+        init: Option<(String, Option<f64>)>,
+    },
+    /// A relaxed network, its logits and the Boolean network they discretise into.
+    Relaxed {
+        /// The relaxed spec.
+        spec: RelaxedSpec,
+        /// The relaxed network.
+        net: Box<RelaxedNet>,
+        /// Its trained logits.
+        logits: Vec<f32>,
+        /// The Boolean network of the discretised logits.
+        discrete: Network,
+        /// Its parameters.
+        params: Vec<bool>,
+        /// The encoder of its inputs.
+        encoder: Encoder,
+        /// The settings it trained with.
+        relaxed: RelaxedParams,
+        /// Cross-entropy per epoch.
+        losses: Vec<f64>,
+    },
+    /// An f32 tensor model.
+    Smooth {
+        /// The model.
+        model: SmoothModel,
+        /// Training examples.
+        train: Examples,
+        /// Test examples.
+        test: Examples,
+    },
+}
+
+/// What [`train`] produced.
+pub struct Trained {
+    /// The model.
+    pub model: TrainedModel,
+    /// Why training stopped.
+    pub stop: StopReason,
+    /// Epochs run (resumed ones included).
+    pub epochs: usize,
+    /// Wall time of each epoch, seconds.
+    pub epoch_seconds: Vec<f64>,
+    /// Encoded training inputs (bit models).
+    pub x_train: Option<BitMatrix>,
+    /// Encoded test inputs (bit models).
+    pub x_test: Option<BitMatrix>,
+    /// The data set's name.
+    pub dataset: String,
+    /// Class names, in label order.
+    pub class_names: Vec<String>,
+    /// Training labels.
+    pub train_labels: Vec<u32>,
+    /// Test labels.
+    pub test_labels: Vec<u32>,
+}
+
+impl Trained {
+    /// The Boolean network and parameters whose classifier is the run's circuit (none for
+    /// smooth models).
+    #[must_use]
+    pub fn circuit(&self) -> Option<(&Network, &[bool])> {
+        match &self.model {
+            TrainedModel::Bool { net, params, .. } => Some((net, params)),
+            TrainedModel::Relaxed { discrete, params, .. } => Some((discrete, params)),
+            TrainedModel::Smooth { .. } => None,
+        }
+    }
+
+    /// Training and test accuracy (of the discretised circuit for relaxed models; `None`
+    /// for an empty set).
+    #[must_use]
+    pub fn accuracies(&self) -> (Option<f64>, Option<f64>) {
+        let score = |p: Vec<u32>, labels: &[u32]| (!labels.is_empty()).then(|| accuracy(&p, labels));
+        match (&self.model, &self.x_train, &self.x_test) {
+            (TrainedModel::Smooth { model, train, test }, _, _) => (
+                (!train.is_empty()).then(|| smooth_accuracy(model, train)),
+                (!test.is_empty()).then(|| smooth_accuracy(model, test)),
+            ),
+            (_, Some(xtr), Some(xte)) => {
+                let (net, params) = self.circuit().expect("a circuit model");
+                (
+                    score(predict(net, params, xtr), &self.train_labels),
+                    score(predict(net, params, xte), &self.test_labels),
+                )
+            }
+            _ => (None, None),
+        }
+    }
+
+    /// Writes `model.json`.
+    ///
+    /// # Errors
+    /// [`PipelineError::ModelFile`] if it cannot be written.
+    pub fn write_model(&self, path: &Path, cfg: &TrainConfig) -> Result<(), PipelineError> {
+        match &self.model {
+            TrainedModel::Bool { net, params, encoder, seed, learned_wiring, variant, .. } => ModelFile {
+                format_version: FORMAT_VERSION,
+                dataset: self.dataset.clone(),
+                spec: net.spec.to_string(),
+                seed: *seed,
+                n_inputs: encoder.n_bits(),
+                class_names: self.class_names.clone(),
+                encoder: encoder.clone(),
+                optimizer: variant.name().into(),
+                params: params_to_hex(params),
+                learned_wiring: learned_wiring.clone(),
+            }
+            .write(path)?,
+            TrainedModel::Relaxed { spec, net, logits, params, encoder, .. } => ModelFile {
+                format_version: FORMAT_VERSION,
+                dataset: self.dataset.clone(),
+                spec: spec.discrete.to_string(),
+                seed: cfg.seed,
+                n_inputs: encoder.n_bits(),
+                class_names: self.class_names.clone(),
+                encoder: encoder.clone(),
+                optimizer: "relaxed-adam".into(),
+                params: params_to_hex(params),
+                learned_wiring: net.learned_wiring(logits),
+            }
+            .write(path)?,
+            TrainedModel::Smooth { model, .. } => {
+                let ModelConfig::Smooth(s) = &cfg.model else {
+                    unreachable!("a smooth model has a smooth config")
+                };
+                crate::io::smooth_model::write_smooth_model(
+                    path,
+                    model,
+                    &self.dataset,
+                    &s.spec,
+                    cfg.seed,
+                    &self.class_names,
+                )?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Checkpointing of a run: every `every` epochs into `path`.
+struct Checkpointing {
+    every: usize,
+    path: PathBuf,
+}
+
+/// Runs `rule` with `trainer`, from `resume`'s checkpoint if given, writing checkpoints
+/// and reporting progress.
+fn run_rule<R: Rule>(
+    trainer: &Trainer,
+    rule: &mut R,
+    ckpt: &Checkpointing,
+    resume: Option<&Path>,
+    on_epoch: &mut dyn FnMut(&EpochProgress),
+) -> Result<crate::train::Report<R::Epoch>, PipelineError> {
+    let start = match resume {
+        None => None,
+        Some(path) => {
+            let shown = path.display().to_string();
+            let bytes = std::fs::read(path)
+                .map_err(|e| PipelineError::Invalid(format!("{shown}: cannot resume: {e}")))?;
+            Some(
+                Checkpoint::<R::Epoch>::from_bytes(&bytes)
+                    .map_err(|source| PipelineError::Checkpoint { path: shown.clone(), source })?,
+            )
+        }
+    };
+    let mut saved = Ok(());
+    let report = trainer
+        .run(rule, start, |end| {
+            on_epoch(&EpochProgress { epoch: end.epoch(), epochs: end.epochs(), line: end.describe() });
+            if ckpt.every > 0 && end.epoch().is_multiple_of(ckpt.every) && saved.is_ok() {
+                saved = write_atomic(&ckpt.path, &end.checkpoint().to_bytes())
+                    .map_err(|source| PipelineError::Io { path: ckpt.path.display().to_string(), source });
+            }
+        })
+        .map_err(|source| PipelineError::Checkpoint {
+            path: resume.map_or_else(|| ckpt.path.display().to_string(), |p| p.display().to_string()),
+            source,
+        })?;
+    saved?;
+    Ok(report)
+}
+
+/// A model file that `--init` starts from, checked against the config and the data.
+fn read_init(
+    path: &Path,
+    b: &super::BoolConfig,
+    data: &TrainData,
+) -> Result<(Network, Vec<bool>, Encoder, u64, Vec<Vec<u32>>), PipelineError> {
+    let file = ModelFile::read(path)?;
+    let (net, params) = file.network(path)?;
+    let mismatch = |what: String| PipelineError::Invalid(format!("--init {}: {what}", path.display()));
+    if let Some(spec) = b.spec
+        && spec != net.spec
+    {
+        return Err(mismatch(format!("model {} does not match --model {spec}", net.spec)));
+    }
+    if let Some(e) = &b.encoding
+        && e != file.encoder.encoding()
+    {
+        let (theirs, ours) = (encoding_text(file.encoder.encoding()), encoding_text(e));
+        return Err(mismatch(format!("encoding {theirs} does not match --encoding {ours}")));
+    }
+    if file.class_names != data.train.class_names {
+        return Err(mismatch(format!(
+            "classes {} do not match the data's {}",
+            file.class_names.join(","),
+            data.train.class_names.join(",")
+        )));
+    }
+    file.encoder
+        .encode(&data.train)
+        .map_err(|e| mismatch(format!("its encoder does not fit the data: {e}")))?;
+    Ok((net, params, file.encoder, file.seed, file.learned_wiring))
+}
+
+/// Trains the model of `cfg` on `data`, from the checkpoint at `resume` if given (a
+/// checkpoint of the same config), writing `OUT/checkpoint.bin` every
+/// `--checkpoint-every` epochs and calling `on_epoch` after every epoch.
+///
+/// # Errors
+/// Options that do not fit the data, a model that does not build, a checkpoint that does
+/// not fit, a checkpoint that cannot be written.
+pub fn train(
+    cfg: &TrainConfig,
+    data: &TrainData,
+    resume: Option<&Path>,
+    on_epoch: &mut dyn FnMut(&EpochProgress),
+) -> Result<Trained, PipelineError> {
+    let ckpt = Checkpointing { every: cfg.checkpoint_every, path: run_dir(cfg, data).join(CHECKPOINT_FILE) };
+    let trainer = Trainer::new()
+        .epochs(cfg.epochs)
+        .seed(cfg.seed)
+        .time_limit(cfg.time_limit.map(Duration::from_secs_f64));
+    let (train, test) = (&data.train, &data.test);
+    let n_classes = train.n_classes();
+    let mut trained = Trained {
+        model: TrainedModel::Smooth {
+            model: placeholder_model(),
+            train: empty_examples(),
+            test: empty_examples(),
+        },
+        stop: StopReason::EpochLimit { epochs: 0 },
+        epochs: 0,
+        epoch_seconds: Vec::new(),
+        x_train: None,
+        x_test: None,
+        dataset: train.name.clone(),
+        class_names: train.class_names.clone(),
+        train_labels: train.labels.clone(),
+        test_labels: test.labels.clone(),
+    };
+    let encode = |encoder: &Encoder| -> Result<(BitMatrix, BitMatrix), PipelineError> {
+        let x_train = encoder.encode(train)?;
+        let x_test = encoder
+            .encode(test)
+            .map_err(|e| PipelineError::Invalid(format!("encoding test data {}: {e}", data.test_source)))?;
+        Ok((x_train, x_test))
+    };
+    match &cfg.model {
+        ModelConfig::Bool(b) => {
+            let (net, encoder, init_params, seed, learned_wiring) = match &b.init {
+                Some(path) => {
+                    let (net, params, encoder, seed, wiring) = read_init(path, b, data)?;
+                    (net, encoder, Some(params), seed, wiring)
+                }
+                None => {
+                    let encoder = Encoder::fit(
+                        b.encoding.as_ref().unwrap_or(&Encoding::Thermometer { bits: 8 }),
+                        train,
+                    )?;
+                    let spec = match b.spec {
+                        Some(s) => s,
+                        None => format!("lut:6:64x1,groupsum:{n_classes}").parse()?,
+                    };
+                    let net = Network::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
+                    (net, encoder, None, cfg.seed, Vec::new())
+                }
+            };
+            let (x_train, x_test) = encode(&encoder)?;
+            let spec = net.spec;
+            let variant = match b.optimizer {
+                BoolOptimizer::Faithful => RdaVariant::Faithful,
+                BoolOptimizer::Parity => RdaVariant::Parity,
+                // `rda` is the RDA family's working member for the model: per example on a
+                // table (the paper's algorithm), batched votes on anything else.
+                BoolOptimizer::Rda if spec.body == Body::Table => RdaVariant::Faithful,
+                BoolOptimizer::Rda | BoolOptimizer::Votes => {
+                    let d = VoteParams::for_head(spec.head, n_classes);
+                    RdaVariant::Votes(VoteParams {
+                        margin: b.margin,
+                        accept: b.accept,
+                        positive_weight: b.positive_weight.unwrap_or(d.positive_weight),
+                        sum_fanouts: b.sum_fanouts,
+                        ..d
+                    })
+                }
+            };
+            let init_figures = b.init.as_ref().map(|p| {
+                let before =
+                    init_params.as_ref().map(|ps| accuracy(&predict(&net, ps, &x_test), &test.labels));
+                (p.display().to_string(), before.filter(|_| !test.labels.is_empty()))
+            });
+            let init = match init_params {
+                Some(p) => Init::Given(p),
+                None if spec.body == Body::Table => Init::Zeros,
+                None => Init::Random,
+            };
+            let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant).init(init).batch(b.batch);
+            let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
+            let params = rule.into_params();
+            (trained.stop, trained.epochs, trained.epoch_seconds) =
+                (report.stop, report.epochs(), report.epoch_seconds);
+            trained.model = TrainedModel::Bool {
+                net,
+                params,
+                encoder,
+                seed,
+                learned_wiring,
+                variant,
+                init: init_figures,
+            };
+            (trained.x_train, trained.x_test) = (Some(x_train), Some(x_test));
+        }
+        ModelConfig::Relaxed(r) => {
+            let encoder = Encoder::fit(&r.encoding, train)?;
+            let (x_train, x_test) = encode(&encoder)?;
+            let spec = RelaxedSpec::parse(&r.spec, n_classes)?;
+            let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
+            let net = match (r.input_radius, data.grid) {
+                (None, _) => net.with_input_choice(r.input_candidates, cfg.seed),
+                (Some(radius), Some(grid)) => {
+                    net.with_local_input_choice(r.input_candidates, cfg.seed, grid, radius)?
+                }
+                (Some(_), None) => {
+                    return Err(PipelineError::Invalid(format!(
+                        "--input-radius applies to image data (fashion-mnist, an IDX directory), not {}",
+                        cfg.data
+                    )));
+                }
+            };
+            let p = RelaxedParams {
+                epochs: cfg.epochs,
+                batch: r.batch,
+                lr: r.lr,
+                tau: r.tau.unwrap_or_else(|| default_tau(&net)),
+                seed: cfg.seed,
+                residual: r.residual,
+                cosine: r.cosine,
+                hard_choice_epochs: r.hard_choice_epochs,
+                hard_gate_epochs: r.hard_gate_epochs,
+                narrow_after: r.narrow_after,
+                narrow_to: r.narrow_candidates.unwrap_or(0),
+            };
+            let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
+            let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
+            let logits = rule.logits();
+            let params = net.discretise(&logits);
+            let discrete = net.discrete_network(&logits);
+            (trained.stop, trained.epochs, trained.epoch_seconds) =
+                (report.stop, report.epochs(), report.epoch_seconds);
+            let losses = report.history.iter().map(|h| h.loss).collect();
+            trained.model = TrainedModel::Relaxed {
+                spec,
+                net: Box::new(net),
+                logits,
+                discrete,
+                params,
+                encoder,
+                relaxed: p,
+                losses,
+            };
+            (trained.x_train, trained.x_test) = (Some(x_train), Some(x_test));
+        }
+        ModelConfig::Smooth(s) => {
+            let (train_x, test_x) = match &data.images {
+                Some(img) => {
+                    let classes = img.class_names.len();
+                    (
+                        Examples::from_images(&img.splits.train, classes).map_err(PipelineError::Invalid)?,
+                        Examples::from_images(&img.splits.test, classes).map_err(PipelineError::Invalid)?,
+                    )
+                }
+                None => (
+                    Examples::from_dataset(train).map_err(PipelineError::Invalid)?,
+                    Examples::from_dataset(test).map_err(PipelineError::Invalid)?,
+                ),
+            };
+            let mut model = SmoothModel::from_spec(
+                &s.model,
+                &train_x.shape,
+                trained.class_names.len(),
+                SmoothInit::FanIn,
+                cfg.seed,
+            )
+            .map_err(|e| PipelineError::Invalid(format!("--model {}: {e}", s.spec)))?;
+            let p = SmoothParams {
+                loss: s.loss,
+                optimizer: s.optimizer,
+                batch: s.batch,
+                shuffle: true,
+                max_steps: None,
+            };
+            let mut rule = SmoothRule::new(&mut model, &train_x, p);
+            let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
+            drop(rule);
+            (trained.stop, trained.epochs, trained.epoch_seconds) =
+                (report.stop, report.epochs(), report.epoch_seconds);
+            trained.model = TrainedModel::Smooth { model, train: train_x, test: test_x };
+        }
+    }
+    Ok(trained)
+}
+
+fn placeholder_model() -> SmoothModel {
+    let spec = "linear".parse().expect("a built-in spec");
+    SmoothModel::from_spec(&spec, &[1], 1, SmoothInit::FanIn, 0).expect("a one-weight model")
+}
+
+fn empty_examples() -> Examples {
+    Examples { shape: vec![1], x: Vec::new(), labels: Vec::new(), classes: 1 }
+}
+
+/// GroupSum temperature when `--tau` is not given: the square root of the group size, so
+/// that a group's score spread stays about one logit unit per standard deviation.
+fn default_tau(net: &RelaxedNet) -> f32 {
+    let outputs = net.network.circuit.n_outputs();
+    ((outputs / net.network.n_classes) as f32).sqrt()
+}
+
+/// The trained classifier as an AIG after the pass script.
+pub struct Synthesis {
+    /// The AIG whose AND nodes `metrics.json` counts (written as `classifier.aig`).
+    pub aig: Aig,
+    /// AND nodes of the lowered classifier before the passes.
+    pub and_nodes_before: usize,
+    /// What each pass did.
+    pub passes: Vec<PassStats>,
+    /// Train and test accuracy after a pass that changes the function (`dc`).
+    pub accuracy_after_passes: Option<(f64, f64)>,
+}
+
+/// Lowers the trained classifier (body and head, parameters folded) to an AIG and runs
+/// the pass script on it; `None` for smooth models (no circuit).
+///
+/// # Errors
+/// A pass that fails (a failed proof with `--check`).
+pub fn synthesize(cfg: &TrainConfig, trained: &Trained) -> Result<Option<Synthesis>, PipelineError> {
+    let (Some((net, params)), Some(x_train), Some(x_test)) =
+        (trained.circuit(), &trained.x_train, &trained.x_test)
+    else {
+        return Ok(None);
+    };
+    let lower = LowerParams { exact_inputs: cfg.exact_inputs, exact_max_nodes: 12 };
+    let classifier = net.classifier();
+    let lowered = Aig::from_circuit_with(&classifier, Some(params), &lower);
+    let script = pass::parse_script(&cfg.passes, &PassContext { care: Some(x_train.clone()) })?;
+    let (aig, passes) = pass::run_script(&lowered, &script, cfg.check)?;
+    let after = script.iter().any(|p| !p.preserves_function()).then(|| {
+        let head = |x: &BitMatrix| classes_of_indices(&aig.simulate(x), net.n_classes);
+        (accuracy(&head(x_train), &trained.train_labels), accuracy(&head(x_test), &trained.test_labels))
+    });
+    Ok(Some(Synthesis { and_nodes_before: lowered.n_ands(), aig, passes, accuracy_after_passes: after }))
+}
+
+/// What `metrics.json` holds: the common fields (`dataset, domain, model, optimizer,
+/// training_path, epochs, stop, seed, train_accuracy, test_accuracy, gates, and_nodes,
+/// params, seconds`, ...) and each domain's own; `icarus` is the hardware check's outcome.
+#[must_use]
+pub fn metrics(
+    cfg: &TrainConfig,
+    data: &TrainData,
+    trained: &Trained,
+    synth: Option<&Synthesis>,
+    icarus: &str,
+) -> Value {
+    let (train_accuracy, test_accuracy) = trained.accuracies();
+    let seconds: f64 = trained.epoch_seconds.iter().sum();
+    let threads = rayon::current_num_threads();
+    let mut m = match &trained.model {
+        TrainedModel::Bool { net, encoder, variant, init, .. } => json!({
+            "dataset": trained.dataset,
+            "domain": "bool",
+            "model": net.spec.to_string(),
+            "optimizer": variant.name(),
+            "training_path": if init.is_some() { format!("init+{}", variant.name()) } else { variant.name().to_owned() },
+            "epochs": trained.epochs,
+            "stop": trained.stop.name(),
+            "seed": cfg.seed,
+            "encoding": encoding_text(encoder.encoding()),
+            "input_bits": encoder.n_bits(),
+            "gates": net.circuit.n_gates(),
+            "params": net.n_params(),
+        }),
+        TrainedModel::Relaxed { spec, net, encoder, .. } => json!({
+            "dataset": trained.dataset,
+            "domain": "relaxed",
+            "model": spec.to_string(),
+            "optimizer": "adam",
+            "training_path": "relaxed",
+            "epochs": trained.epochs,
+            "stop": trained.stop.name(),
+            "seed": cfg.seed,
+            "encoding": encoding_text(encoder.encoding()),
+            "input_bits": encoder.n_bits(),
+            "gates": net.n_nodes(),
+            "params": net.n_logits(),
+        }),
+        TrainedModel::Smooth { model, .. } => {
+            let ModelConfig::Smooth(s) = &cfg.model else {
+                unreachable!("a smooth model has a smooth config")
+            };
+            json!({
+                "dataset": trained.dataset,
+                "domain": "smooth",
+                "model": s.spec,
+                "optimizer": s.optimizer.name,
+                "training_path": "smooth",
+                "loss": s.loss.name(),
+                "lr": s.optimizer.lr,
+                "epochs": trained.epochs,
+                "stop": trained.stop.name(),
+                "batch": s.batch,
+                "seed": cfg.seed,
+                "gates": model.circuit.n_gates(),
+                "params": model.n_params(),
+                "epoch_seconds": trained.epoch_seconds,
+            })
+        }
+    };
+    let o = m.as_object_mut().expect("an object");
+    o.insert("preset".into(), json!(cfg.preset));
+    o.insert("stop_reason".into(), json!(trained.stop.to_string()));
+    o.insert("train_examples".into(), json!(data.train.n_examples()));
+    o.insert("test_examples".into(), json!(data.test.n_examples()));
+    o.insert("test_source".into(), json!(data.test_source));
+    o.insert("train_accuracy".into(), json!(train_accuracy));
+    o.insert("test_accuracy".into(), json!(test_accuracy));
+    o.insert("and_nodes".into(), json!(synth.map(|s| s.aig.n_ands())));
+    if let Some(s) = synth {
+        o.insert("and_nodes_before_passes".into(), json!(s.and_nodes_before));
+        o.insert("passes".into(), serde_json::to_value(&s.passes).unwrap_or(Value::Null));
+        if let Some((tr, te)) = s.accuracy_after_passes {
+            o.insert("accuracy_after_passes".into(), json!({ "train": tr, "test": te }));
+        }
+    }
+    o.insert("seconds".into(), json!(seconds));
+    o.insert("threads".into(), json!(threads));
+    if synth.is_some() {
+        o.insert("icarus".into(), json!(icarus));
+    }
+    match &trained.model {
+        TrainedModel::Bool { init: Some((file, before)), .. } => {
+            o.insert("init".into(), json!({ "model": file, "test_accuracy": before }));
+        }
+        TrainedModel::Relaxed { spec, net, logits, relaxed, losses, .. } => {
+            let (xtr, xte) = (trained.x_train.as_ref(), trained.x_test.as_ref());
+            let soft = |x: Option<&BitMatrix>, labels: &[u32]| {
+                x.filter(|_| !labels.is_empty()).map(|x| accuracy(&net.soft_predict(logits, x), labels))
+            };
+            o.insert("relaxed_model".into(), json!(spec.to_string()));
+            o.insert("discrete_model".into(), json!(spec.discrete.to_string()));
+            o.insert("relaxed_train_accuracy".into(), json!(soft(xtr, &trained.train_labels)));
+            o.insert("relaxed_test_accuracy".into(), json!(soft(xte, &trained.test_labels)));
+            o.insert("input_candidates".into(), json!(net.input_candidates()));
+            let ModelConfig::Relaxed(r) = &cfg.model else {
+                unreachable!("a relaxed model has a relaxed config")
+            };
+            o.insert("input_radius".into(), json!(r.input_radius));
+            o.insert("live_gates".into(), json!(net.live_nodes(logits)));
+            o.insert("relaxed".into(), serde_json::to_value(relaxed).unwrap_or(Value::Null));
+            o.insert("loss_history".into(), json!(losses));
+        }
+        _ => {}
+    }
+    m
+}

@@ -1,0 +1,464 @@
+//! Reverse derivative ascent on Boolean circuits ([`Network`]), as a [`Rule`]:
+//! - [`RdaVariant::Faithful`]: examples one at a time, in order, each applying
+//!   `p <- p ^ R[f]((p, x), y ^ f(p, x))_P` through the [`rda_step`] circuit;
+//! - [`RdaVariant::Votes`]: `R[f]_P` evaluated bit-parallel on a whole batch (by the fused
+//!   LUT-network kernel where the circuit is one, which computes exactly what evaluating
+//!   `rdiff(f)` restricted to the parameters computes) and each parameter counting its
+//!   flip and keep votes (popcounts over the lanes); see [`VoteParams`];
+//! - [`RdaVariant::Parity`]: the per-example changes summed in Z2, the categorical sum,
+//!   kept to show why it fails (votes cancel in pairs).
+
+use super::{Blob, CheckpointError, EarlyStop, Order, Rule, RuleState};
+use crate::circuit::Circuit;
+use crate::domain::Bool;
+use crate::lanes::{BitMatrix, EvalParams, LutNetwork, Program, Propagation, ReverseProgram, tail_mask};
+use crate::learn::head::accuracy;
+use crate::learn::predict::predict;
+use crate::learn::rda::rda_step;
+use crate::learn::{Head, Network};
+use rand::RngExt;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How the vote rule turns votes into flips.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct VoteParams {
+    /// An example carries error only while its margin (for `groupsum`: true-group score
+    /// minus best rival, over the group size) is at most this; misclassified examples
+    /// always do.
+    pub margin: f64,
+    /// Probability that a parameter whose flip votes win is actually flipped (damps churn).
+    pub accept: f64,
+    /// Votes from outputs whose target is 1 are weighted by this (class balance:
+    /// `classes - 1` for `groupsum`, where only one group in `C` has target 1).
+    pub positive_weight: f64,
+    /// Keep votes come from every example (`true`), not only from those that carry
+    /// error: examples already learned defend the entries they rely on.
+    pub keep_from_all: bool,
+    /// On LUT networks, a LUT read by several others adds their votes (one per sensitive
+    /// path to an output, [`Propagation::Sum`]) instead of taking the Boolean
+    /// derivative's XOR over its fan-outs, under which two readers that both want a
+    /// change cancel. Off by default: on Fashion-MNIST (`lut:6:2000x2`, 20 epochs) test
+    /// accuracy stays within 0.1 point at about three times the training time
+    /// (BENCHMARKS.md).
+    #[serde(default)]
+    pub sum_fanouts: bool,
+}
+
+impl VoteParams {
+    /// Defaults for a head over `n_classes` classes.
+    #[must_use]
+    pub fn for_head(head: Head, n_classes: usize) -> Self {
+        let positive_weight = match head {
+            Head::GroupSum(_) => (n_classes - 1) as f64,
+            Head::Binary | Head::OneHot => 1.0,
+        };
+        Self { margin: 0.1, accept: 0.3, positive_weight, keep_from_all: true, sum_fanouts: false }
+    }
+}
+
+/// The member of the RDA family a [`RdaRule`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub enum RdaVariant {
+    /// Faithful per-example RDA (batch size 1, the published algorithm).
+    Faithful,
+    /// Batched RDA with per-parameter vote counting.
+    Votes(VoteParams),
+    /// Batched RDA summing the per-example changes in Z2 (parity): the categorical sum,
+    /// kept to show why it fails (votes cancel in pairs); not for real use.
+    Parity,
+}
+
+impl RdaVariant {
+    /// A short name for reports (`rda`, `rda-votes`, `rda-parity`).
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            RdaVariant::Faithful => "rda",
+            RdaVariant::Votes(_) => "rda-votes",
+            RdaVariant::Parity => "rda-parity",
+        }
+    }
+}
+
+/// Initial parameter values.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Init {
+    /// Every parameter 0 (the RDA paper's lookup table).
+    Zeros,
+    /// Uniform random bits from the trainer's generator.
+    Random,
+    /// Given parameters (a trained model to fine-tune).
+    Given(Vec<bool>),
+}
+
+/// One epoch of RDA.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RdaEpoch {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Parameters flipped during the epoch.
+    pub flips: u64,
+    /// Flips proposed during the epoch (equal to `flips` but for the vote rule, which
+    /// declines some at random).
+    pub proposed: u64,
+    /// Training accuracy after the epoch.
+    pub train_accuracy: f64,
+}
+
+/// RDA on a [`Network`] with its training inputs (one row per input bit) and labels.
+pub struct RdaRule<'a> {
+    net: &'a Network,
+    inputs: &'a BitMatrix,
+    labels: &'a [u32],
+    variant: RdaVariant,
+    init: Init,
+    batch: usize,
+    shuffle: bool,
+    params: Vec<bool>,
+    engine: Engine,
+}
+
+/// What a variant evaluates.
+enum Engine {
+    /// The step circuit and every example's target bits.
+    Faithful(Program<Bool>, BitMatrix),
+    /// The batched variants: the forward and reverse kernels, and the inputs one row per
+    /// example (a batch is gathered by copying rows and transposing back).
+    Batched(Kernels, BitMatrix),
+}
+
+impl<'a> RdaRule<'a> {
+    /// The rule for `net` on `inputs` / `labels`: batch 1024, shuffled, random init.
+    ///
+    /// # Panics
+    /// If `inputs` does not match the network's input width or the label count.
+    #[must_use]
+    pub fn new(net: &'a Network, inputs: &'a BitMatrix, labels: &'a [u32], variant: RdaVariant) -> Self {
+        assert_eq!(inputs.rows(), net.circuit.n_args(), "one input row per input bit");
+        assert_eq!(inputs.examples(), labels.len(), "one label per example");
+        let engine = match variant {
+            RdaVariant::Faithful => {
+                Engine::Faithful(Program::new(&rda_step(&net.circuit)), net.targets(labels))
+            }
+            RdaVariant::Votes(_) | RdaVariant::Parity => {
+                Engine::Batched(Kernels::new(&net.circuit), inputs.transposed())
+            }
+        };
+        Self {
+            net,
+            inputs,
+            labels,
+            variant,
+            init: Init::Random,
+            batch: 1024,
+            shuffle: true,
+            params: Vec::new(),
+            engine,
+        }
+    }
+
+    /// Initial parameters.
+    #[must_use]
+    pub fn init(mut self, init: Init) -> Self {
+        self.init = init;
+        self
+    }
+
+    /// Examples per batch for the batched variants (ignored by faithful RDA).
+    #[must_use]
+    pub fn batch(mut self, n: usize) -> Self {
+        self.batch = n.max(1);
+        self
+    }
+
+    /// Visit examples in a fresh random order each epoch (`true`) or in file order.
+    #[must_use]
+    pub fn shuffle(mut self, yes: bool) -> Self {
+        self.shuffle = yes;
+        self
+    }
+
+    /// The parameters as they stand.
+    #[must_use]
+    pub fn params(&self) -> &[bool] {
+        &self.params
+    }
+
+    /// The trained parameters.
+    #[must_use]
+    pub fn into_params(self) -> Vec<bool> {
+        self.params
+    }
+}
+
+impl Rule for RdaRule<'_> {
+    type Epoch = RdaEpoch;
+
+    fn name(&self) -> String {
+        self.variant.name().to_owned()
+    }
+
+    fn n_examples(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn order(&self) -> Order {
+        if self.shuffle { Order::Fresh } else { Order::Fixed((0..self.labels.len()).collect()) }
+    }
+
+    fn init(&mut self, rng: &mut ChaCha8Rng) {
+        let n = self.net.n_params();
+        self.params = match &self.init {
+            Init::Zeros => vec![false; n],
+            Init::Random => (0..n).map(|_| rng.random::<bool>()).collect(),
+            Init::Given(p) => p.clone(),
+        };
+    }
+
+    fn epoch(&mut self, epoch: usize, _epochs: usize, order: &[usize], rng: &mut ChaCha8Rng) -> RdaEpoch {
+        let (net, labels) = (self.net, self.labels);
+        let (flips, proposed) = match (&self.engine, &self.variant) {
+            (Engine::Faithful(step, targets), _) => {
+                let f = faithful_epoch(step, &mut self.params, self.inputs, targets, order);
+                (f, f)
+            }
+            (Engine::Batched(kernels, by_example), RdaVariant::Votes(v)) => {
+                let (mut flips, mut proposed) = (0, 0);
+                for chunk in order.chunks(self.batch) {
+                    let (f, p) =
+                        vote_batch(net, kernels, v, &mut self.params, by_example, labels, chunk, rng);
+                    flips += f;
+                    proposed += p;
+                }
+                (flips, proposed)
+            }
+            (Engine::Batched(kernels, by_example), _) => {
+                let mut flips = 0;
+                for chunk in order.chunks(self.batch) {
+                    flips += parity_batch(net, kernels, &mut self.params, by_example, labels, chunk);
+                }
+                (flips, flips)
+            }
+        };
+        let train_accuracy = accuracy(&predict(net, &self.params, self.inputs), labels);
+        RdaEpoch { epoch, flips, proposed, train_accuracy }
+    }
+
+    fn stop_after(&self, last: &RdaEpoch) -> Option<EarlyStop> {
+        if last.train_accuracy >= 1.0 {
+            Some(EarlyStop::Perfect)
+        } else if last.proposed == 0 {
+            Some(EarlyStop::Converged)
+        } else {
+            None
+        }
+    }
+
+    fn describe(&self, e: &RdaEpoch) -> String {
+        format!("train acc {:.3}, {} flips", e.train_accuracy, e.flips)
+    }
+
+    fn save(&self) -> RuleState {
+        let mut s = RuleState::default();
+        s.put("params", Blob::Bits(self.params.clone()));
+        s
+    }
+
+    fn restore(&mut self, mut state: RuleState) -> Result<(), CheckpointError> {
+        self.params = state.take_bits("params", self.net.n_params())?;
+        Ok(())
+    }
+}
+
+/// The forward outputs of a batch and, per adjoint pattern, the ones in each parameter
+/// row of `R[f]`.
+enum Kernels {
+    /// The fused LUT-network kernels (tables as constants, counts without rows): the
+    /// declared backend of LUT networks, property-tested equal to the generic path.
+    Lut(LutNetwork),
+    /// Any circuit: parameters broadcast over the lanes, the fused reverse program.
+    Generic(Program<Bool>, ReverseProgram<Bool>),
+}
+
+impl Kernels {
+    fn new(c: &Circuit<Bool>) -> Self {
+        match LutNetwork::new(c) {
+            Some(net) => Kernels::Lut(net),
+            None => Kernels::Generic(Program::new(c), ReverseProgram::params_only(c)),
+        }
+    }
+
+    fn forward(&self, params: &[bool], x: &BitMatrix) -> BitMatrix {
+        match self {
+            Kernels::Lut(net) => net.eval(params, x, &EvalParams::default()),
+            Kernels::Generic(fwd, _) => {
+                fwd.eval(&BitMatrix::broadcast(params, x.examples()).vstack(x), &EvalParams::default())
+            }
+        }
+    }
+
+    /// `counts[i * dys.len() + q]`: ones of row `i` of `R[f]((params, x), dys[q])`, or
+    /// with `sum_fanouts` on a LUT network the path sums of [`Propagation::Sum`].
+    fn counts(&self, params: &[bool], x: &BitMatrix, dys: &[BitMatrix], sum_fanouts: bool) -> Vec<u64> {
+        match self {
+            Kernels::Lut(net) => {
+                let how = if sum_fanouts { Propagation::Sum } else { Propagation::Xor };
+                net.param_counts(params, x, dys, how, &EvalParams::default())
+            }
+            Kernels::Generic(_, grad) => {
+                let px = BitMatrix::broadcast(params, x.examples()).vstack(x);
+                let mut counts = vec![0; params.len() * dys.len()];
+                for (q, dy) in dys.iter().enumerate() {
+                    let d = grad.eval(&px, dy, &EvalParams::default());
+                    for i in 0..params.len() {
+                        counts[i * dys.len() + q] = d.count_ones(i);
+                    }
+                }
+                counts
+            }
+        }
+    }
+}
+
+fn faithful_epoch(
+    step: &Program<Bool>,
+    params: &mut Vec<bool>,
+    inputs: &BitMatrix,
+    targets: &BitMatrix,
+    order: &[usize],
+) -> u64 {
+    let mut flips = 0;
+    let serial = EvalParams { tile_words: 1, parallel: false };
+    for &e in order {
+        let mut vals = params.clone();
+        vals.extend(inputs.example(e));
+        vals.extend(targets.example(e));
+        let m = BitMatrix::from_examples(vals.len(), &[vals]);
+        let next = step.eval(&m, &serial).example(0);
+        flips += params.iter().zip(&next).filter(|(a, b)| a != b).count() as u64;
+        *params = next;
+    }
+    flips
+}
+
+/// One batch of parity-aggregated RDA: `p <- p ^ sum_lanes R[f]((p, x), y ^ f(p, x))_P`
+/// with the sum in Z2. Returns the flips.
+fn parity_batch(
+    net: &Network,
+    kernels: &Kernels,
+    params: &mut [bool],
+    by_example: &BitMatrix,
+    labels: &[u32],
+    batch: &[usize],
+) -> u64 {
+    let x = by_example.select_rows(batch).transposed();
+    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+    let out = kernels.forward(params, &x);
+    let target = net.targets(&y);
+    let mut err = BitMatrix::zeros(out.rows(), out.examples());
+    for j in 0..out.rows() {
+        for (w, (o, t)) in out.row(j).iter().zip(target.row(j)).enumerate() {
+            err.row_mut(j)[w] = o ^ t;
+        }
+    }
+    let counts = kernels.counts(params, &x, &[err], false);
+    let mut flips = 0;
+    for (i, p) in params.iter_mut().enumerate() {
+        if counts[i] % 2 == 1 {
+            *p = !*p;
+            flips += 1;
+        }
+    }
+    flips
+}
+
+/// One batch of the vote rule; returns the flips applied and the flips proposed.
+#[allow(clippy::too_many_arguments)]
+fn vote_batch(
+    net: &Network,
+    kernels: &Kernels,
+    v: &VoteParams,
+    params: &mut [bool],
+    by_example: &BitMatrix,
+    labels: &[u32],
+    batch: &[usize],
+    rng: &mut ChaCha8Rng,
+) -> (u64, u64) {
+    let x = by_example.select_rows(batch).transposed();
+    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+    let out = kernels.forward(params, &x);
+    let target = net.targets(&y);
+    let active = active_lanes(net, &out, &y, v.margin);
+    // Four adjoint patterns, split by target value so positives can be weighted:
+    // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
+    let n_out = out.rows();
+    let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
+    for j in 0..n_out {
+        let (o, t) = (out.row(j), target.row(j));
+        for w in 0..out.words() {
+            let err = o[w] ^ t[w];
+            let a = active[w];
+            let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
+            let k = if v.keep_from_all { valid } else { a };
+            dys[0].row_mut(j)[w] = err & t[w] & a;
+            dys[1].row_mut(j)[w] = err & !t[w] & a;
+            dys[2].row_mut(j)[w] = !err & t[w] & k;
+            dys[3].row_mut(j)[w] = !err & !t[w] & k;
+        }
+    }
+    let counts = kernels.counts(params, &x, &dys, v.sum_fanouts);
+    // Proposals first, without branches (whether a score is positive is a coin toss for
+    // the branch predictor), then one draw per proposal in parameter order.
+    let mut proposals = vec![0u32; params.len()];
+    let mut proposed = 0;
+    for (i, c) in counts.chunks_exact(4).enumerate() {
+        let pos = c[0] as f64 - c[2] as f64;
+        let neg = c[1] as f64 - c[3] as f64;
+        proposals[proposed] = i as u32;
+        proposed += usize::from(v.positive_weight * pos + neg > 0.0);
+    }
+    let mut flips = 0;
+    for &i in &proposals[..proposed] {
+        let flip = v.accept >= 1.0 || rng.random::<f64>() < v.accept;
+        params[i as usize] ^= flip;
+        flips += u64::from(flip);
+    }
+    (flips, proposed as u64)
+}
+
+/// Lanes whose example still carries error: misclassified, or (for `groupsum`) within
+/// the margin. Returned as one mask word per lane word.
+fn active_lanes(net: &Network, out: &BitMatrix, labels: &[u32], margin: f64) -> Vec<u64> {
+    let c = net.n_classes;
+    let mut mask = vec![0u64; out.words()];
+    match net.spec.head {
+        Head::GroupSum(_) => {
+            let per = (out.rows() / c) as f64;
+            let scores = net.spec.head.scores(out, c);
+            for (e, &l) in labels.iter().enumerate() {
+                let row = &scores[e * c..(e + 1) * c];
+                let own = f64::from(row[l as usize]);
+                let rival = row
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| *k != l as usize)
+                    .map(|(_, &s)| s)
+                    .max()
+                    .unwrap_or(0);
+                if (own - f64::from(rival)) / per <= margin {
+                    mask[e / 64] |= 1 << (e % 64);
+                }
+            }
+        }
+        Head::Binary | Head::OneHot => {
+            let pred = net.spec.head.predict(out, c);
+            for (e, (&p, &l)) in pred.iter().zip(labels).enumerate() {
+                if p != l {
+                    mask[e / 64] |= 1 << (e % 64);
+                }
+            }
+        }
+    }
+    mask
+}

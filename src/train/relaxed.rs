@@ -1,0 +1,445 @@
+//! Relaxed logic as a [`Rule`]: a [`RelaxedNet`] trained by Adam on the softmax
+//! cross-entropy of its group sums, through the smooth domain's learner lens
+//! ([`RelaxedNet::circuit`]). The changes of the trained network during a run are
+//! [`Phase`]s of a [`Schedule`] fixed before the run, each starting at an epoch:
+//! narrowing the input choice to the heaviest candidates, fixing it (hard choice), and
+//! computing with each gate's most likely function (straight-through).
+//!
+//! Deterministic for a given seed whatever the thread count: every kernel sums in an
+//! order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
+
+use super::{Blob, CheckpointError, Order, Rule, RuleState};
+use crate::circuit::CircuitBuilder;
+use crate::lanes::BitMatrix;
+use crate::learn::relaxed::{RelaxedNet, argmax, gather, one_hot};
+use crate::smooth::loss::{self, LossKind};
+use crate::smooth::optim::{Adam, Optimizer as _};
+use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval, parameter_changes, shared};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// Settings of relaxed training.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RelaxedParams {
+    /// Passes over the training data.
+    pub epochs: usize,
+    /// Examples per Adam step.
+    pub batch: usize,
+    /// Adam learning rate.
+    pub lr: f32,
+    /// GroupSum temperature: class score = group sum / tau.
+    pub tau: f32,
+    /// Seed of initialisation and shuffling.
+    pub seed: u64,
+    /// Added to the pass-through logit at initialisation (0 = plain normal init).
+    pub residual: f32,
+    /// Cosine learning-rate decay: step `t` of `T` uses `lr (1 + cos(pi t / T)) / 2`;
+    /// otherwise the rate stays `lr`.
+    #[serde(default)]
+    pub cosine: bool,
+    /// With a learned input choice: the last epochs train the tables with the choice made
+    /// hard (each input its heaviest candidate), so that they fit the wiring the
+    /// discretised network will have.
+    #[serde(default)]
+    pub hard_choice_epochs: usize,
+    /// The last epochs compute with each gate's most likely function (straight-through:
+    /// the forward pass is the discretised network's, the logits learn through the
+    /// softmax), so that training sees the network it will export (gate relaxations; a
+    /// LUT relaxation keeps its sigmoid tables).
+    #[serde(default)]
+    pub hard_gate_epochs: usize,
+    /// With a learned input choice: after this many epochs each input keeps only its
+    /// [`narrow_to`](Self::narrow_to) heaviest candidates (0: never), which makes the
+    /// remaining soft-choice epochs cheaper; the choice settles in the first epochs.
+    #[serde(default)]
+    pub narrow_after: usize,
+    /// Candidates each input keeps after [`narrow_after`](Self::narrow_after) epochs.
+    #[serde(default)]
+    pub narrow_to: usize,
+}
+
+impl Default for RelaxedParams {
+    fn default() -> Self {
+        Self {
+            epochs: 20,
+            batch: 128,
+            lr: 0.01,
+            tau: 1.0,
+            seed: 0,
+            residual: 0.0,
+            cosine: false,
+            hard_choice_epochs: 0,
+            hard_gate_epochs: 0,
+            narrow_after: 0,
+            narrow_to: 0,
+        }
+    }
+}
+
+/// A change of the trained network during a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Phase {
+    /// Each input of the choice keeps its `keep` heaviest candidates (Adam's moments
+    /// carried over).
+    Narrow {
+        /// Candidates kept per input.
+        keep: usize,
+    },
+    /// The input choice is fixed to each input's heaviest candidate (the discretised
+    /// wiring); its logits are no longer trained.
+    HardChoice,
+    /// Gates compute with their most likely function; logits learn through the softmax.
+    StraightThrough,
+}
+
+/// The phases of a run, each with the epoch it starts at, in the order they apply.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule(pub Vec<(usize, Phase)>);
+
+impl Schedule {
+    /// The schedule `p` asks for over `p.epochs` epochs, for a network with or without an
+    /// input choice: narrowing after `narrow_after` epochs (dropped when the choice is
+    /// already hard by then), the hard choice for the last `hard_choice_epochs`, hard
+    /// gates for the last `hard_gate_epochs`.
+    #[must_use]
+    pub fn of(p: &RelaxedParams, has_choice: bool) -> Self {
+        let last = |n: usize| (n > 0).then(|| p.epochs.saturating_sub(n) + 1);
+        let hard = last(p.hard_choice_epochs).filter(|_| has_choice && p.epochs > 0);
+        let mut phases = Vec::new();
+        let narrow = p.narrow_after + 1;
+        if has_choice
+            && p.narrow_to > 0
+            && p.narrow_after > 0
+            && narrow <= p.epochs
+            && hard.is_none_or(|h| narrow < h)
+        {
+            phases.push((narrow, Phase::Narrow { keep: p.narrow_to }));
+        }
+        if let Some(h) = hard {
+            phases.push((h, Phase::HardChoice));
+        }
+        if let Some(s) = last(p.hard_gate_epochs).filter(|_| p.epochs > 0) {
+            phases.push((s, Phase::StraightThrough));
+        }
+        // Within an epoch: the choice changes first, then straight-through.
+        phases.sort_by_key(|&(e, phase)| (e, phase == Phase::StraightThrough));
+        Self(phases)
+    }
+
+    /// The phases that start at `epoch`.
+    pub fn at(&self, epoch: usize) -> impl Iterator<Item = Phase> + '_ {
+        self.0.iter().filter(move |(e, _)| *e == epoch).map(|&(_, p)| p)
+    }
+
+    /// The phases in force during `epoch` (started at or before it).
+    pub fn until(&self, epoch: usize) -> impl Iterator<Item = Phase> + '_ {
+        self.0.iter().filter(move |(e, _)| *e <= epoch).map(|&(_, p)| p)
+    }
+}
+
+/// One epoch of relaxed training.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RelaxedEpoch {
+    /// Epoch number, from 1.
+    pub epoch: usize,
+    /// Mean cross-entropy over the epoch's batches.
+    pub loss: f64,
+    /// Soft accuracy over the epoch's batches (parameters moving during the epoch).
+    pub running_accuracy: f64,
+}
+
+/// Relaxed training of a [`RelaxedNet`] on its training inputs (one row per input bit)
+/// and labels.
+pub struct RelaxedRule<'a> {
+    net: &'a RelaxedNet,
+    inputs: &'a BitMatrix,
+    labels: &'a [u32],
+    p: RelaxedParams,
+    schedule: Schedule,
+    /// One logit tensor per layer of `chosen`, then its choice's (while soft).
+    params: Vec<Tensor>,
+    adams: Vec<Adam>,
+    /// The choice logits once made hard (then no longer trained).
+    hard_choice: Option<Vec<f32>>,
+    /// With the choice narrowed: the index in `net`'s choice logits of each trained one.
+    kept: Option<Vec<usize>>,
+    straight_through: bool,
+    /// Adam steps taken (the cosine schedule's clock).
+    steps: usize,
+    /// The network trained now: `net`, then with the choice narrowed, then made hard.
+    chosen: RelaxedNet,
+    wiring: Vec<Tensor>,
+    step: SmoothCircuit,
+    ce: SmoothCircuit,
+}
+
+impl<'a> RelaxedRule<'a> {
+    /// The rule for `net` with settings `p`.
+    ///
+    /// # Panics
+    /// If `inputs` does not match the network's input width or the label count.
+    #[must_use]
+    pub fn new(net: &'a RelaxedNet, inputs: &'a BitMatrix, labels: &'a [u32], p: RelaxedParams) -> Self {
+        assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
+        assert_eq!(inputs.examples(), labels.len(), "one label per example");
+        Self {
+            net,
+            inputs,
+            labels,
+            p,
+            schedule: Schedule::of(&p, net.has_input_choice()),
+            params: Vec::new(),
+            adams: Vec::new(),
+            hard_choice: None,
+            kept: None,
+            straight_through: false,
+            steps: 0,
+            chosen: net.clone(),
+            wiring: net.wiring(),
+            step: step_circuit(&net.circuit(p.tau)),
+            ce: loss::softmax_cross_entropy_map(),
+        }
+    }
+
+    /// The run's phases.
+    #[must_use]
+    pub fn schedule(&self) -> &Schedule {
+        &self.schedule
+    }
+
+    /// The logits in `net`'s layout ([`RelaxedNet::discretise`] and the other readers
+    /// take them): candidates narrowed away get -1000 (softmax weight exactly 0); a hard
+    /// choice is appended as 0 / -1000 logits.
+    #[must_use]
+    pub fn logits(&self) -> Vec<f32> {
+        self.flat(self.hard_choice.as_ref(), self.kept.as_deref())
+    }
+
+    fn flat(&self, hard: Option<&Vec<f32>>, kept: Option<&[usize]>) -> Vec<f32> {
+        let n_tables = self.net.n_table_logits();
+        let mut v: Vec<f32> = self.params.iter().flat_map(|t| t.data().iter().copied()).collect();
+        if let Some(kept) = kept.filter(|_| hard.is_none()) {
+            let narrowed = v.split_off(n_tables);
+            v.resize(self.net.n_logits(), -1000.0);
+            for (&i, w) in kept.iter().zip(narrowed) {
+                v[n_tables + i] = w;
+            }
+        }
+        v.extend(hard.into_iter().flatten());
+        v
+    }
+
+    /// Applies `phase` to the parameters and the trained network.
+    fn apply(&mut self, phase: Phase) {
+        let net = self.net;
+        match phase {
+            Phase::HardChoice => {
+                let logits = self.flat(None, self.kept.as_deref());
+                self.hard_choice = Some(net.hard_choice_logits(&logits));
+                self.chosen = net.with_chosen_inputs(&logits);
+                self.params.truncate(self.chosen.n_layers());
+                self.adams.truncate(self.chosen.n_layers());
+            }
+            Phase::Narrow { keep } => {
+                let logits = self.flat(None, None);
+                let (narrowed, kept) = net.with_top_candidates(&logits, keep);
+                let pick = |v: &[f32]| kept.iter().map(|&i| v[i]).collect::<Vec<f32>>();
+                let d = self.chosen.n_layers();
+                let shape = vec![kept.len() / narrowed.input_candidates(), narrowed.input_candidates()];
+                self.params[d] = Tensor::new(shape, pick(self.params[d].data()));
+                let adam = &mut self.adams[d];
+                if !adam.m.is_empty() {
+                    (adam.m, adam.v) = (pick(&adam.m), pick(&adam.v));
+                }
+                self.chosen = narrowed;
+                self.kept = Some(kept);
+            }
+            Phase::StraightThrough => self.straight_through = true,
+        }
+    }
+
+    /// Rebuilds the wiring and step circuit of the trained network.
+    fn rebuild(&mut self) {
+        self.wiring = self.chosen.wiring();
+        self.step = step_circuit(&self.chosen.circuit_with(self.p.tau, self.straight_through));
+    }
+}
+
+impl Rule for RelaxedRule<'_> {
+    type Epoch = RelaxedEpoch;
+
+    fn name(&self) -> String {
+        "relaxed-adam".into()
+    }
+
+    fn n_examples(&self) -> usize {
+        self.labels.len()
+    }
+
+    fn order(&self) -> Order {
+        Order::Carried
+    }
+
+    fn init(&mut self, _rng: &mut ChaCha8Rng) {
+        self.params = self.net.logit_tensors(&self.net.init(self.p.seed, self.p.residual));
+        self.adams = self.params.iter().map(|_| Adam::new(self.p.lr)).collect();
+    }
+
+    fn epoch(&mut self, epoch: usize, epochs: usize, order: &[usize], _rng: &mut ChaCha8Rng) -> RelaxedEpoch {
+        let phases: Vec<Phase> = self.schedule.at(epoch).collect();
+        for &phase in &phases {
+            self.apply(phase);
+        }
+        if !phases.is_empty() {
+            self.rebuild();
+        }
+        let (p, classes) = (self.p, self.net.network.n_classes);
+        let total_steps = (self.labels.len().div_ceil(p.batch.max(1)) * epochs).max(1);
+        let (mut loss, mut correct) = (0.0f64, 0usize);
+        for idx in order.chunks(p.batch.max(1)) {
+            if p.cosine {
+                let phase = std::f32::consts::PI * self.steps as f32 / total_steps as f32;
+                self.adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
+            }
+            self.steps += 1;
+            let (x, y) = (gather(self.inputs, idx), one_hot(self.labels, idx, classes));
+            let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
+            let mut out = eval(&self.step, &ins);
+            let scores = out.pop().expect("scores");
+            let mean = eval(&self.ce, &[&scores, &y])[0].data()[0];
+            loss += f64::from(mean) * idx.len() as f64;
+            for (s, &e) in scores.data().chunks(classes).zip(idx) {
+                correct += usize::from(argmax(s) == self.labels[e] as usize);
+            }
+            for ((t, g), adam) in self.params.iter_mut().zip(&out).zip(&mut self.adams) {
+                adam.step(t.data_mut(), g.data());
+            }
+        }
+        let n = self.labels.len().max(1) as f64;
+        RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n }
+    }
+
+    fn describe(&self, e: &RelaxedEpoch) -> String {
+        format!("loss {:.4}, running acc {:.3}", e.loss, e.running_accuracy)
+    }
+
+    fn save(&self) -> RuleState {
+        let mut s = RuleState::default();
+        let shapes: Vec<&[usize]> = self.params.iter().map(Tensor::shape).collect();
+        s.set("shapes", &shapes);
+        s.set("steps", &self.steps);
+        s.set("straight_through", &self.straight_through);
+        s.set("adam_t", &self.adams.iter().map(|a| a.t).collect::<Vec<u32>>());
+        for (i, (t, a)) in self.params.iter().zip(&self.adams).enumerate() {
+            s.put(&format!("logits{i}"), Blob::F32(t.data().to_vec()));
+            s.put(&format!("adam_m{i}"), Blob::F32(a.m.clone()));
+            s.put(&format!("adam_v{i}"), Blob::F32(a.v.clone()));
+        }
+        if let Some(h) = &self.hard_choice {
+            s.put("hard_choice", Blob::F32(h.clone()));
+        }
+        if let Some(k) = &self.kept {
+            s.put("kept", Blob::U32(k.iter().map(|&i| i as u32).collect()));
+        }
+        s
+    }
+
+    fn restore(&mut self, mut s: RuleState) -> Result<(), CheckpointError> {
+        let bad = |why: String| CheckpointError::Mismatch(why);
+        let net = self.net;
+        let shapes: Vec<Vec<usize>> = s.get("shapes")?;
+        let adam_t: Vec<u32> = s.get("adam_t")?;
+        if adam_t.len() != shapes.len() {
+            return Err(bad(format!("{} Adam states for {} tensors", adam_t.len(), shapes.len())));
+        }
+        self.steps = s.get("steps")?;
+        self.straight_through = s.get("straight_through")?;
+        let kept = if s.has("kept") {
+            Some(s.take_u32("kept")?.into_iter().map(|i| i as usize).collect::<Vec<_>>())
+        } else {
+            None
+        };
+        self.hard_choice = if s.has("hard_choice") {
+            Some(s.take_f32("hard_choice", Some(net.n_choice_logits()))?)
+        } else {
+            None
+        };
+        self.chosen = net.clone();
+        if let Some(kept) = &kept {
+            let per = net.n_choice_logits() / net.input_candidates().max(1);
+            let choice = net.n_choice_logits();
+            if !net.has_input_choice()
+                || per == 0
+                || kept.len() % per != 0
+                || kept.iter().any(|&i| i >= choice)
+            {
+                return Err(bad("narrowed candidates that do not fit the model's input choice".into()));
+            }
+            self.chosen = net.with_kept_candidates(kept, kept.len() / per);
+        }
+        self.kept = kept;
+        self.params.clear();
+        self.adams.clear();
+        for (i, shape) in shapes.iter().enumerate() {
+            let n = shape.iter().product();
+            let data = s.take_f32(&format!("logits{i}"), Some(n))?;
+            self.params.push(Tensor::new(shape.clone(), data));
+            let mut adam = Adam::new(self.p.lr);
+            adam.t = adam_t[i];
+            adam.m = s.take_f32(&format!("adam_m{i}"), None)?;
+            adam.v = s.take_f32(&format!("adam_v{i}"), None)?;
+            if !(adam.m.is_empty() || adam.m.len() == n) || adam.v.len() != adam.m.len() {
+                return Err(bad(format!("Adam state {i} does not fit its tensor")));
+            }
+            self.adams.push(adam);
+        }
+        if self.hard_choice.is_some() {
+            self.chosen = net.with_chosen_inputs(&self.logits());
+        }
+        let expected = self.chosen.n_layers()
+            + usize::from(self.chosen.has_input_choice() && self.hard_choice.is_none());
+        if self.params.len() != expected {
+            return Err(bad(format!("{} logit tensors, the network trains {expected}", self.params.len())));
+        }
+        self.rebuild();
+        Ok(())
+    }
+}
+
+/// Trains `net` with settings `p` from its initial logits (the [`Trainer`](super::Trainer)
+/// with `p`'s epochs and seed), calling `on_epoch` with each epoch's figures and the
+/// logits after it; returns the trained logits (in `net`'s layout) and the report.
+pub fn train_relaxed(
+    net: &RelaxedNet,
+    inputs: &BitMatrix,
+    labels: &[u32],
+    p: &RelaxedParams,
+    mut on_epoch: impl FnMut(&RelaxedEpoch, &[f32]),
+) -> (Vec<f32>, super::Report<RelaxedEpoch>) {
+    let mut rule = RelaxedRule::new(net, inputs, labels, *p);
+    let trainer = super::Trainer::new().epochs(p.epochs).seed(p.seed);
+    let report = trainer
+        .run(&mut rule, None, |end| on_epoch(end.figures(), &end.rule().logits()))
+        .expect("a fresh start has no checkpoint to mismatch");
+    (rule.logits(), report)
+}
+
+/// The training step's circuit: inputs the logits, the wiring, the input bits and the
+/// one-hot targets; outputs the gradient of the mean cross-entropy for every logit tensor
+/// (the learner's [`parameter_changes`] at learning rate 1), then the class scores, the
+/// forward pass shared between them.
+fn step_circuit(model: &SmoothCircuit) -> SmoothCircuit {
+    let n_params = model.n_params();
+    let learner = loss::learner(model, &LossKind::SoftmaxCrossEntropy.lens(), 1.0)
+        .expect("the relaxed circuit has one output");
+    let changes = parameter_changes(&learner, n_params);
+    let mut b = CircuitBuilder::<SmoothOp>::new(0, model.n_inputs() + 1);
+    let ins = b.args();
+    let mut out = b.instantiate(&changes, &ins).expect("inputs of the learner");
+    out.extend(b.instantiate(model, &ins[..model.n_inputs()]).expect("inputs of the model"));
+    shared(&b.finish(out).expect("a valid circuit"))
+}
+
+#[cfg(test)]
+#[path = "relaxed_tests.rs"]
+mod tests;

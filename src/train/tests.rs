@@ -1,0 +1,169 @@
+//! Resuming from any epoch's checkpoint, through its bytes, ends exactly where an
+//! uninterrupted run ends, for every rule.
+
+use super::*;
+use crate::data::{Encoder, Encoding, builtin};
+use crate::learn::relaxed::{RelaxedNet, RelaxedSpec};
+use crate::learn::{Head, ModelSpec, Network};
+use crate::smooth::examples::Examples;
+use crate::smooth::layers::{Init as SmoothInit, ModelSpec as SmoothSpec, SmoothModel};
+use crate::smooth::loss::LossKind;
+use crate::smooth::optim::OptimizerSpec;
+
+/// Runs `make()`'s rule with `trainer`, saving every epoch's checkpoint as bytes, then
+/// resumes a fresh rule from each and checks that report and `result` agree.
+fn check_resume<R: Rule, T: PartialEq + std::fmt::Debug>(
+    what: &str,
+    trainer: &Trainer,
+    mut make: impl FnMut() -> R,
+    result: impl Fn(&R) -> T,
+) {
+    let mut rule = make();
+    let mut saved = Vec::new();
+    let full = trainer.run(&mut rule, None, |end| saved.push(end.checkpoint().to_bytes())).unwrap();
+    let want = result(&rule);
+    assert!(full.history.len() >= 2, "{what}: too short to test resuming");
+    for bytes in &saved {
+        let c = Checkpoint::<R::Epoch>::from_bytes(bytes).unwrap();
+        let mut again = make();
+        let resumed = trainer.run(&mut again, Some(c), |_| {}).unwrap();
+        assert_eq!((resumed.stop, &resumed.history), (full.stop, &full.history), "{what}");
+        assert_eq!(result(&again), want, "{what}");
+    }
+}
+
+fn iris_bits() -> (crate::lanes::BitMatrix, Vec<u32>) {
+    let iris = builtin("iris").unwrap().unwrap();
+    let x = Encoder::fit(&Encoding::Thermometer { bits: 4 }, &iris).unwrap().encode(&iris).unwrap();
+    (x, iris.labels)
+}
+
+#[test]
+fn rda_rules_resume_exactly() {
+    let (x, labels) = iris_bits();
+    let votes = VoteParams::for_head(Head::GroupSum(3), 3);
+    for (spec, variant) in [
+        ("lut:4:24x1,groupsum:3", RdaVariant::Votes(votes)),
+        ("lut:4:24x2,groupsum:3", RdaVariant::Votes(VoteParams { sum_fanouts: true, ..votes })),
+        ("lut:3:12x2,onehot", RdaVariant::Parity),
+        ("lut:2:6x1", RdaVariant::Faithful),
+    ] {
+        let net = Network::build(spec.parse::<ModelSpec>().unwrap(), x.rows(), 3, 5).unwrap();
+        let trainer = Trainer::new().epochs(6).seed(9);
+        check_resume(
+            spec,
+            &trainer,
+            || RdaRule::new(&net, &x, &labels, variant).batch(40),
+            |r| r.params().to_vec(),
+        );
+    }
+}
+
+#[test]
+fn a_checkpoint_of_another_model_is_refused() {
+    let (x, labels) = iris_bits();
+    let small = Network::build("lut:2:4x1".parse::<ModelSpec>().unwrap(), x.rows(), 3, 0).unwrap();
+    let big = Network::build("lut:2:8x1".parse::<ModelSpec>().unwrap(), x.rows(), 3, 0).unwrap();
+    let mut saved = None;
+    let mut rule = RdaRule::new(&small, &x, &labels, RdaVariant::Faithful);
+    Trainer::new().epochs(2).run(&mut rule, None, |end| saved = Some(end.checkpoint())).unwrap();
+    let mut other = RdaRule::new(&big, &x, &labels, RdaVariant::Faithful);
+    let e = Trainer::new().epochs(2).run(&mut other, saved.clone(), |_| {}).unwrap_err();
+    assert!(e.to_string().contains("params"), "{e}");
+    let mut votes = RdaRule::new(&small, &x, &labels, RdaVariant::Parity);
+    let e = Trainer::new().epochs(2).run(&mut votes, saved, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("rule rda"), "{e}");
+}
+
+#[test]
+fn relaxed_training_resumes_exactly_through_every_phase() {
+    let (x, labels) = iris_bits();
+    let spec = RelaxedSpec::parse("gates:24x2", 3).unwrap();
+    let net = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap().with_input_choice(4, 1);
+    let p = RelaxedParams {
+        epochs: 6,
+        batch: 32,
+        lr: 0.05,
+        tau: 2.0,
+        seed: 3,
+        cosine: true,
+        narrow_after: 2,
+        narrow_to: 2,
+        hard_choice_epochs: 2,
+        hard_gate_epochs: 1,
+        ..RelaxedParams::default()
+    };
+    let schedule = Schedule::of(&p, true);
+    assert_eq!(
+        schedule.0,
+        vec![(3, Phase::Narrow { keep: 2 }), (5, Phase::HardChoice), (6, Phase::StraightThrough)]
+    );
+    let trainer = Trainer::new().epochs(p.epochs).seed(p.seed);
+    check_resume("relaxed", &trainer, || RelaxedRule::new(&net, &x, &labels, p), RelaxedRule::logits);
+}
+
+#[test]
+fn the_schedule_drops_a_narrowing_that_comes_after_the_hard_choice() {
+    let p = RelaxedParams {
+        epochs: 4,
+        narrow_after: 3,
+        narrow_to: 2,
+        hard_choice_epochs: 3,
+        ..RelaxedParams::default()
+    };
+    assert_eq!(Schedule::of(&p, true).0, vec![(2, Phase::HardChoice)]);
+    assert_eq!(Schedule::of(&p, false).0, vec![]);
+}
+
+#[test]
+fn smooth_training_resumes_exactly_for_every_optimiser() {
+    let iris = builtin("iris").unwrap().unwrap();
+    let data = Examples::from_dataset(&iris).unwrap();
+    let spec: SmoothSpec = "mlp:8".parse().unwrap();
+    for name in OptimizerSpec::NAMES {
+        let p = SmoothParams {
+            loss: LossKind::SoftmaxCrossEntropy,
+            optimizer: OptimizerSpec::parse(name, 0.01).unwrap(),
+            batch: 32,
+            shuffle: true,
+            max_steps: None,
+        };
+        let trainer = Trainer::new().epochs(4).seed(2);
+        let mut models: Vec<SmoothModel> = Vec::new();
+        let fresh =
+            || SmoothModel::from_spec(&spec, &data.shape, data.classes, SmoothInit::FanIn, 4).unwrap();
+        // The model is borrowed by the rule: keep one per run.
+        let mut first = fresh();
+        let mut rule = SmoothRule::new(&mut first, &data, p);
+        let mut saved = Vec::new();
+        let full = trainer.run(&mut rule, None, |end| saved.push(end.checkpoint().to_bytes())).unwrap();
+        drop(rule);
+        for bytes in &saved {
+            let c = Checkpoint::<SmoothEpoch>::from_bytes(bytes).unwrap();
+            let mut m = fresh();
+            let mut again = SmoothRule::new(&mut m, &data, p);
+            let resumed = trainer.run(&mut again, Some(c), |_| {}).unwrap();
+            assert_eq!(resumed.history, full.history, "{name}");
+            drop(again);
+            models.push(m);
+        }
+        for m in &models {
+            assert_eq!(m.params, first.params, "{name}");
+        }
+    }
+}
+
+#[test]
+fn ring_training_resumes_exactly() {
+    let iris = builtin("iris").unwrap().unwrap();
+    let full = polycirc_iris(&iris).unwrap();
+    assert!((full.train_accuracy - 0.96).abs() < 1e-9);
+    let (step, x, y, order) = polycirc_iris_parts(&iris).unwrap();
+    let trainer = Trainer::new().epochs(5);
+    check_resume(
+        "ring",
+        &trainer,
+        || RingRule::new(&step, vec![0; 12], &x, &y, order.clone()),
+        |r| r.params().to_vec(),
+    );
+}
