@@ -16,7 +16,7 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// Trains the default model in `dir` (writes `runs/iris/`, `verilog-out/`, `testbenches/`).
+/// Trains the default model in `dir` (writes `runs/iris/`, its Verilog in `runs/iris/verilog/`).
 fn train(dir: &Path) {
     let o = circuitlearn(&["train"], dir);
     assert!(o.status.success(), "{}", stderr(&o));
@@ -26,12 +26,18 @@ fn train(dir: &Path) {
 fn train_exports_verilog_and_a_bench_and_runs_icarus() -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
     train(d.path());
-    let v = std::fs::read_to_string(d.path().join("verilog-out/iris.v"))?;
+    // Everything the run writes is inside its directory.
+    let mut top: Vec<String> = std::fs::read_dir(d.path())?
+        .map(|e| e.map(|e| e.file_name().to_string_lossy().into_owned()))
+        .collect::<Result<_, _>>()?;
+    top.sort();
+    assert_eq!(top, ["runs"]);
+    let v = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.v"))?;
     assert!(v.contains("module iris (\n  input wire [31:0] x,\n  output wire [1:0] y\n);"), "{v}");
-    let bench = std::fs::read_to_string(d.path().join("testbenches/iris_tb.v"))?;
+    let bench = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris_tb.v"))?;
     assert!(bench.contains("$readmemb(\"iris.mem\", mem);"));
     // 105 training and 45 test rows.
-    assert_eq!(std::fs::read_to_string(d.path().join("testbenches/iris.mem"))?.lines().count(), 150);
+    assert_eq!(std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.mem"))?.lines().count(), 150);
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/iris/metrics.json"))?)?;
     let want = if have(&[Tool::Iverilog, Tool::Vvp]) { "pass" } else { "skipped" };
@@ -197,7 +203,7 @@ fn verify_simulates_every_test_image_of_an_idx_directory() -> Result<(), Box<dyn
     assert!(o.status.success(), "{}", stderr(&o));
     // The bench `train` writes holds the 6 training and 4 test images (784 x 3 input
     // bits, 4 output bits: the class index).
-    let mem = std::fs::read_to_string(d.path().join("testbenches/tiny.mem"))?;
+    let mem = std::fs::read_to_string(d.path().join("runs/tiny/verilog/tiny.mem"))?;
     assert_eq!(mem.lines().count(), 10);
     assert!(mem.lines().all(|l| l.len() == 784 * 3 + 1 + 4), "{}", &mem[..80]);
     if !have(&[Tool::Iverilog, Tool::Vvp]) {

@@ -98,3 +98,35 @@ fn the_polycirc_repro_is_pinned() {
     );
     assert!((run.train_accuracy - 0.96).abs() < 1e-9, "{}", run.train_accuracy);
 }
+
+/// Trains `toml`'s run through the library pipeline (no synthesis) and checks the
+/// `model.json` it writes.
+fn assert_pinned_pipeline(what: &str, toml: &str, len: usize, hash: u64) {
+    use circuitlearn::pipeline::{self, TrainConfig, TrainOptions};
+    let cfg = TrainConfig::resolve(&TrainOptions::from_toml(toml, what).unwrap()).unwrap();
+    let data = pipeline::load_data(&cfg).unwrap();
+    let trained = pipeline::train(&cfg, &data, None, &mut |_| {}).unwrap();
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("model.json");
+    trained.write_model(&path, &cfg).unwrap();
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!((bytes.len(), fnv1a(&bytes)), (len, hash), "{what}: model.json moved");
+}
+
+fn fashion_tiny() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny").display().to_string()
+}
+
+/// The Fashion-MNIST recipes on six images: the full-size networks, their encodings and
+/// every setting, two epochs (pinned from the recipe as the earlier command line ran it).
+#[test]
+fn the_fashion_mnist_rda_recipe_is_pinned() {
+    let toml = format!("preset = \"fashion-mnist-rda\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    assert_pinned_pipeline("fashion-mnist-rda", &toml, 341_276, 0x101b_f059_c3b7_c271);
+}
+
+#[test]
+fn the_fashion_mnist_relaxed_recipe_is_pinned() {
+    let toml = format!("preset = \"fashion-mnist\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    assert_pinned_pipeline("fashion-mnist", &toml, 1_957_497, 0x1202_f470_caf4_5c52);
+}

@@ -110,7 +110,7 @@ fn init_refuses_models_that_do_not_fit() {
     assert_refused(&with(&["--model", "lut:4:8x1,groupsum:3"]), p, "does not match --model lut:4:8x1");
     assert_refused(&with(&["--encoding", "thermometer:2"]), p, "encoding thermometer:8 does not match");
     assert_refused(&with(&["--data", "wine"]), p, "a/model.json: classes");
-    assert_refused(&with(&["--domain", "smooth"]), p, "--init starts Boolean training");
+    assert_refused(&with(&["--domain", "smooth"]), p, "--init: applies to Boolean training (--domain bool)");
     assert_refused(&["train", "--init", "missing.json"], p, "missing.json");
     std::fs::write(p.join("bad.json"), "{\"spec\": \n").unwrap();
     assert_refused(&["train", "--init", "bad.json"], p, "bad.json:2");

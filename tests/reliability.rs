@@ -5,6 +5,7 @@
 
 mod common;
 
+use circuitlearn::train::{Checkpoint, RdaEpoch};
 use common::circuitlearn;
 
 use std::path::Path;
@@ -51,7 +52,7 @@ fn a_run_killed_mid_way_resumes_to_the_uninterrupted_model() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let checkpoint = killed.path().join("run/checkpoint.json");
+    let checkpoint = killed.path().join("run/checkpoint.bin");
     let t0 = Instant::now();
     while !checkpoint.exists() {
         assert!(t0.elapsed() < Duration::from_secs(300), "no checkpoint after 5 minutes");
@@ -60,14 +61,14 @@ fn a_run_killed_mid_way_resumes_to_the_uninterrupted_model() {
     }
     child.kill().unwrap(); // SIGKILL: no chance to clean up
     child.wait().unwrap();
-    let saved: serde_json::Value = serde_json::from_slice(&read(&checkpoint)).unwrap();
-    let done = saved["trainer"]["history"].as_array().unwrap().len();
+    let saved = Checkpoint::<RdaEpoch>::from_bytes(&read(&checkpoint)).unwrap();
+    let done = saved.epoch();
     assert!(done < 8, "killed after the last epoch ({done}); the test needs a longer run");
     assert!(!killed.path().join("run/model.json").exists(), "the killed run wrote its model");
 
     let o = circuitlearn(&["train", "--resume", "run", "--json"], killed.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    for file in ["run/model.json", "verilog-out/run.v", "testbenches/run_tb.v", "testbenches/run.mem"] {
+    for file in ["run/model.json", "run/verilog/run.v", "run/verilog/run_tb.v", "run/verilog/run.mem"] {
         assert!(read(whole.path().join(file)) == read(killed.path().join(file)), "{file} differs");
     }
 }
@@ -83,7 +84,7 @@ fn boolean_training_is_byte_for_byte_reproducible() {
             d.path(),
         );
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        ["run/model.json", "verilog-out/run.v", "testbenches/run_tb.v", "testbenches/run.mem"]
+        ["run/model.json", "run/verilog/run.v", "run/verilog/run_tb.v", "run/verilog/run.mem"]
             .map(|f| read(d.path().join(f)))
     };
     let first = run("2");
@@ -124,7 +125,7 @@ fn smooth_and_relaxed_training_are_byte_for_byte_reproducible() {
     let first = run("mlp:16", "2", &mlp);
     assert!(first == run("mlp:16", "2", &mlp), "smooth: same thread count, different model.json");
     assert!(first == run("mlp:16", "1", &mlp), "smooth: another thread count, different model.json");
-    let relaxed = ["run/model.json", "verilog-out/run.v"];
+    let relaxed = ["run/model.json", "run/verilog/run.v"];
     let first = run("gates:64x2", "2", &relaxed);
     assert!(first == run("gates:64x2", "2", &relaxed), "relaxed: different files");
     assert!(first == run("gates:64x2", "1", &relaxed), "relaxed: another thread count, different files");
@@ -205,7 +206,7 @@ fn hostile_inputs_give_one_line_and_exit_2() {
         &[],
         "needs more than 1073741824 parameters",
     );
-    refused(&["train", "--resume", "nowhere"], &[], "nowhere/checkpoint.json: cannot resume");
+    refused(&["train", "--resume", "nowhere"], &[], "cannot resume: nowhere/config.toml: cannot read");
 }
 
 /// Every file the tool writes goes through `io::write_atomic` (temporary file + rename),

@@ -50,11 +50,11 @@ fn trained_ring_model_simulates_bit_exact_in_icarus() {
 /// input of the step as a port: Icarus agrees with the evaluator on random vectors.
 #[test]
 fn fixed_point_step_simulates_bit_exact_in_icarus() {
+    use circuitlearn::cat::learner::{displacement, feedback, learner, step};
     use circuitlearn::circuit::CircuitBuilder;
     use circuitlearn::domain::ring::{Poly, PolyBuild, PolyOp, Z2k};
     use circuitlearn::io::testbench::random_inputs;
     use circuitlearn::learn::fixed::{clipped_displacement, fixed_gd, linear};
-    use circuitlearn::learn::learner::{displacement, feedback, learner, step};
     type R = Z2k<16>;
     let model = linear::<R>(2, 3);
     let zero = |b: &mut CircuitBuilder<Poly<R>>| b.poly(PolyOp::Const(0), &[]);

@@ -178,5 +178,5 @@ fn eval_reads_smooth_models_back() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("new.json: format version 9"), "{err}");
+    assert!(err.contains("new.json: model format version 9"), "{err}");
 }

@@ -311,8 +311,8 @@ mod tests {
 
     #[test]
     fn a_fixed_point_step_circuit_blasts_exactly() {
+        use crate::cat::learner::{displacement, feedback, learner, step};
         use crate::learn::fixed::{clipped_displacement, fixed_gd, linear};
-        use crate::learn::learner::{displacement, feedback, learner, step};
         type R = Z2k<16>;
         let model = linear::<R>(2, 2);
         let zero = |b: &mut CircuitBuilder<Poly<R>>| b.poly(PolyOp::Const(0), &[]);

@@ -1,11 +1,14 @@
-//! Domains: gate signatures with their semantics, lane kernels and reverse rules.
+//! Domains: gate signatures with their semantics, lane kernels and reverse rules, and the
+//! fused kernel of Boolean LUT networks ([`LutNetwork`]).
 
 pub mod arith;
 pub mod bind;
 pub mod blast;
 pub mod boolean;
+mod lut_network;
 pub mod ring;
 pub mod sat;
 
 pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};
+pub use lut_network::{LutNetwork, Propagation, SUM_MAX};

@@ -255,7 +255,7 @@ impl<S: WordKernel> Program<S> {
 /// `tw` words (on the rayon pool when `parallel`), each returning `tw` words for each of
 /// `rows` output rows, and assembles the rows into a bit matrix. Scratch state is reused
 /// per thread.
-pub(super) fn run_tiles<B: Default + Send>(
+pub(crate) fn run_tiles<B: Default + Send>(
     rows: usize,
     examples: usize,
     tw: usize,

@@ -2,14 +2,13 @@
 //! tiled, multi-core evaluator ([`eval_lanes`]) used for both `f` and `R[f]`.
 
 mod eval;
-mod lut;
 pub mod matrix;
 mod reverse;
 mod simd;
 mod words;
 
+pub(crate) use eval::run_tiles;
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
-pub use lut::{LutNetwork, Propagation, SUM_MAX};
 pub use matrix::{BitMatrix, LANES, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
 pub(crate) use simd::best as best_simd;

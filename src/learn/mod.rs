@@ -3,7 +3,6 @@
 
 pub mod fixed;
 pub mod head;
-pub mod learner;
 pub mod network;
 pub mod predict;
 pub mod rda;

@@ -3,8 +3,8 @@
 
 use super::network::Network;
 use crate::circuit::Circuit;
-use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, LANES, LutNetwork, Program};
+use crate::domain::{Bool, LutNetwork};
+use crate::lanes::{BitMatrix, EvalParams, LANES, Program};
 
 /// Predicted classes of `net` with `params` on every example.
 #[must_use]

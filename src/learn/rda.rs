@@ -11,7 +11,7 @@
 //! the current value is right, and flips where the first outweighs the second: the sum in
 //! the saturating semiring rather than in Z2.
 
-use super::learner::{feedback, learner as generic_learner, step};
+use crate::cat::learner::{feedback, learner as generic_learner, step};
 use crate::cat::{Lens, rdiff};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::domain::{Bool, BoolBuild};

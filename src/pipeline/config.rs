@@ -311,12 +311,17 @@ impl TrainConfig {
             }
             (None, _) => Domain::Bool,
         };
-        let not_for = |flags: &[(&str, bool)]| -> Result<(), ConfigError> {
+        // Options set that belong to another kind of run.
+        let not_for = |flags: &[(&str, bool)], belongs: &str| -> Result<(), ConfigError> {
             match flags.iter().find(|(_, set)| *set) {
-                Some((flag, _)) => Err(bad(flag, format!("does not apply to --domain {}", domain.name()))),
+                Some((flag, _)) => {
+                    Err(bad(flag, format!("applies to {belongs}, not to --domain {}", domain.name())))
+                }
                 None => Ok(()),
             }
         };
+        const RELAXED: &str = "relaxed models (--domain relaxed: gates:WxD or lut:K:WxD)";
+        const VOTES: &str = "the Boolean votes optimiser (--domain bool)";
         let relaxed_only = [
             ("--tau", o.tau.is_some()),
             ("--residual", o.residual.is_some()),
@@ -362,7 +367,7 @@ impl TrainConfig {
         let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
         let model = match domain {
             Domain::Bool => {
-                not_for(&relaxed_only)?;
+                not_for(&relaxed_only, RELAXED)?;
                 if let Some(l) = o.loss.as_deref().filter(|&l| l != "xor") {
                     return Err(bad("--loss", format!("{l}: the bool domain trains with the xor loss")));
                 }
@@ -393,8 +398,12 @@ impl TrainConfig {
                     _ => false,
                 };
                 if !votes {
-                    not_for(&votes_only.map(|(f, s)| (f, s)))
-                        .map_err(|e| bad(&e.option, "applies to the votes optimiser"))?;
+                    if let Some((flag, _)) = votes_only.iter().find(|(_, set)| *set) {
+                        return Err(bad(
+                            flag,
+                            "applies to the votes optimiser, not to faithful or parity RDA",
+                        ));
+                    }
                     if o.lr.is_some() {
                         return Err(bad(
                             "--lr",
@@ -431,8 +440,12 @@ impl TrainConfig {
                 })
             }
             Domain::Relaxed => {
-                not_for(&votes_only)?;
-                not_for(&[("--init", o.init.is_some()), ("--loss", o.loss.is_some())])?;
+                not_for(&votes_only, VOTES)?;
+                not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
+                not_for(
+                    &[("--loss", o.loss.is_some())],
+                    "smooth models (relaxed ones train on cross-entropy)",
+                )?;
                 if let Some(x) = o.optimizer.as_deref().filter(|&x| x != "adam") {
                     return Err(bad("--optimizer", format!("{x}: relaxed models train with adam")));
                 }
@@ -503,9 +516,13 @@ impl TrainConfig {
                 })
             }
             Domain::Smooth => {
-                not_for(&relaxed_only)?;
-                not_for(&votes_only)?;
-                not_for(&[("--init", o.init.is_some()), ("--encoding", o.encoding.is_some())])?;
+                not_for(&relaxed_only, RELAXED)?;
+                not_for(&votes_only, VOTES)?;
+                not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
+                not_for(
+                    &[("--encoding", o.encoding.is_some())],
+                    "bit models (a smooth model reads the raw features)",
+                )?;
                 let loss = LossKind::parse(o.loss.as_deref().unwrap_or("softmax-ce"))
                     .map_err(|e| bad("--loss", e))?;
                 let name = o.optimizer.as_deref().unwrap_or("adam");

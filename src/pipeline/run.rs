@@ -273,12 +273,19 @@ fn run_rule<R: Rule>(
     Ok(report)
 }
 
+/// A trained model that `--init` starts from.
+struct InitModel {
+    net: Network,
+    params: Vec<bool>,
+    encoder: Encoder,
+    /// The seed its wiring was drawn from (a rebuilt model needs it).
+    seed: u64,
+    /// Its learned layer wiring, carried to the new model.
+    learned_wiring: Vec<Vec<u32>>,
+}
+
 /// A model file that `--init` starts from, checked against the config and the data.
-fn read_init(
-    path: &Path,
-    b: &super::BoolConfig,
-    data: &TrainData,
-) -> Result<(Network, Vec<bool>, Encoder, u64, Vec<Vec<u32>>), PipelineError> {
+fn read_init(path: &Path, b: &super::BoolConfig, data: &TrainData) -> Result<InitModel, PipelineError> {
     let file = ModelFile::read(path)?;
     let (net, params) = file.network(path)?;
     let mismatch = |what: String| PipelineError::Invalid(format!("--init {}: {what}", path.display()));
@@ -303,7 +310,7 @@ fn read_init(
     file.encoder
         .encode(&data.train)
         .map_err(|e| mismatch(format!("its encoder does not fit the data: {e}")))?;
-    Ok((net, params, file.encoder, file.seed, file.learned_wiring))
+    Ok(InitModel { net, params, encoder: file.encoder, seed: file.seed, learned_wiring: file.learned_wiring })
 }
 
 /// Trains the model of `cfg` on `data`, from the checkpoint at `resume` if given (a
@@ -326,22 +333,7 @@ pub fn train(
         .time_limit(cfg.time_limit.map(Duration::from_secs_f64));
     let (train, test) = (&data.train, &data.test);
     let n_classes = train.n_classes();
-    let mut trained = Trained {
-        model: TrainedModel::Smooth {
-            model: placeholder_model(),
-            train: empty_examples(),
-            test: empty_examples(),
-        },
-        stop: StopReason::EpochLimit { epochs: 0 },
-        epochs: 0,
-        epoch_seconds: Vec::new(),
-        x_train: None,
-        x_test: None,
-        dataset: train.name.clone(),
-        class_names: train.class_names.clone(),
-        train_labels: train.labels.clone(),
-        test_labels: test.labels.clone(),
-    };
+    let n_class_names = train.class_names.len();
     let encode = |encoder: &Encoder| -> Result<(BitMatrix, BitMatrix), PipelineError> {
         let x_train = encoder.encode(train)?;
         let x_test = encoder
@@ -349,12 +341,12 @@ pub fn train(
             .map_err(|e| PipelineError::Invalid(format!("encoding test data {}: {e}", data.test_source)))?;
         Ok((x_train, x_test))
     };
-    match &cfg.model {
+    let (model, stop, epoch_seconds, x) = match &cfg.model {
         ModelConfig::Bool(b) => {
             let (net, encoder, init_params, seed, learned_wiring) = match &b.init {
                 Some(path) => {
-                    let (net, params, encoder, seed, wiring) = read_init(path, b, data)?;
-                    (net, encoder, Some(params), seed, wiring)
+                    let i = read_init(path, b, data)?;
+                    (i.net, i.encoder, Some(i.params), i.seed, i.learned_wiring)
                 }
                 None => {
                     let encoder = Encoder::fit(
@@ -401,9 +393,7 @@ pub fn train(
             let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant).init(init).batch(b.batch);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let params = rule.into_params();
-            (trained.stop, trained.epochs, trained.epoch_seconds) =
-                (report.stop, report.epochs(), report.epoch_seconds);
-            trained.model = TrainedModel::Bool {
+            let model = TrainedModel::Bool {
                 net,
                 params,
                 encoder,
@@ -412,7 +402,7 @@ pub fn train(
                 variant,
                 init: init_figures,
             };
-            (trained.x_train, trained.x_test) = (Some(x_train), Some(x_test));
+            (model, report.stop, report.epoch_seconds, Some((x_train, x_test)))
         }
         ModelConfig::Relaxed(r) => {
             let encoder = Encoder::fit(&r.encoding, train)?;
@@ -449,10 +439,8 @@ pub fn train(
             let logits = rule.logits();
             let params = net.discretise(&logits);
             let discrete = net.discrete_network(&logits);
-            (trained.stop, trained.epochs, trained.epoch_seconds) =
-                (report.stop, report.epochs(), report.epoch_seconds);
             let losses = report.history.iter().map(|h| h.loss).collect();
-            trained.model = TrainedModel::Relaxed {
+            let model = TrainedModel::Relaxed {
                 spec,
                 net: Box::new(net),
                 logits,
@@ -462,7 +450,7 @@ pub fn train(
                 relaxed: p,
                 losses,
             };
-            (trained.x_train, trained.x_test) = (Some(x_train), Some(x_test));
+            (model, report.stop, report.epoch_seconds, Some((x_train, x_test)))
         }
         ModelConfig::Smooth(s) => {
             let (train_x, test_x) = match &data.images {
@@ -478,14 +466,9 @@ pub fn train(
                     Examples::from_dataset(test).map_err(PipelineError::Invalid)?,
                 ),
             };
-            let mut model = SmoothModel::from_spec(
-                &s.model,
-                &train_x.shape,
-                trained.class_names.len(),
-                SmoothInit::FanIn,
-                cfg.seed,
-            )
-            .map_err(|e| PipelineError::Invalid(format!("--model {}: {e}", s.spec)))?;
+            let mut model =
+                SmoothModel::from_spec(&s.model, &train_x.shape, n_class_names, SmoothInit::FanIn, cfg.seed)
+                    .map_err(|e| PipelineError::Invalid(format!("--model {}: {e}", s.spec)))?;
             let p = SmoothParams {
                 loss: s.loss,
                 optimizer: s.optimizer,
@@ -496,21 +479,27 @@ pub fn train(
             let mut rule = SmoothRule::new(&mut model, &train_x, p);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             drop(rule);
-            (trained.stop, trained.epochs, trained.epoch_seconds) =
-                (report.stop, report.epochs(), report.epoch_seconds);
-            trained.model = TrainedModel::Smooth { model, train: train_x, test: test_x };
+            (
+                TrainedModel::Smooth { model, train: train_x, test: test_x },
+                report.stop,
+                report.epoch_seconds,
+                None,
+            )
         }
-    }
-    Ok(trained)
-}
-
-fn placeholder_model() -> SmoothModel {
-    let spec = "linear".parse().expect("a built-in spec");
-    SmoothModel::from_spec(&spec, &[1], 1, SmoothInit::FanIn, 0).expect("a one-weight model")
-}
-
-fn empty_examples() -> Examples {
-    Examples { shape: vec![1], x: Vec::new(), labels: Vec::new(), classes: 1 }
+    };
+    let (x_train, x_test) = x.unzip();
+    Ok(Trained {
+        model,
+        stop,
+        epochs: epoch_seconds.len(),
+        epoch_seconds,
+        x_train,
+        x_test,
+        dataset: train.name.clone(),
+        class_names: train.class_names.clone(),
+        train_labels: train.labels.clone(),
+        test_labels: test.labels.clone(),
+    })
 }
 
 /// GroupSum temperature when `--tau` is not given: the square root of the group size, so

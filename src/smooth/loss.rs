@@ -112,5 +112,5 @@ pub fn learner(
     loss: &Lens<SmoothOp>,
     alpha: f32,
 ) -> Result<Lens<SmoothOp>, ArityMismatch> {
-    crate::learn::learner::learner(model, loss, &learning_rate(alpha))
+    crate::cat::learner::learner(model, loss, &learning_rate(alpha))
 }

@@ -10,8 +10,8 @@
 
 use super::{Blob, CheckpointError, EarlyStop, Order, Rule, RuleState};
 use crate::circuit::Circuit;
-use crate::domain::Bool;
-use crate::lanes::{BitMatrix, EvalParams, LutNetwork, Program, Propagation, ReverseProgram, tail_mask};
+use crate::domain::{Bool, LutNetwork, Propagation};
+use crate::lanes::{BitMatrix, EvalParams, Program, ReverseProgram, tail_mask};
 use crate::learn::head::accuracy;
 use crate::learn::predict::predict;
 use crate::learn::rda::rda_step;

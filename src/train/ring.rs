@@ -4,6 +4,7 @@
 //! order; plus the yarrow-polycirc Iris demo (`repro polycirc-iris`).
 
 use super::{Blob, CheckpointError, Order, Rule, RuleState, Trainer};
+use crate::cat::learner::{displacement, feedback, learner, step};
 use crate::circuit::Circuit;
 use crate::circuit::CircuitBuilder;
 use crate::data::{Dataset, Features};
@@ -11,7 +12,6 @@ use crate::domain::ring::{Poly, Ring, Z2k};
 use crate::domain::ring::{PolyBuild, PolyOp};
 use crate::error::ArityMismatch;
 use crate::learn::fixed::{clipped_displacement, fixed_gd, linear};
-use crate::learn::learner::{displacement, feedback, learner, step};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 

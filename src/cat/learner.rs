@@ -2,7 +2,7 @@
 //! and one optimisation step as a circuit. The Boolean RDA step and the fixed-point
 //! ring step are both instances.
 
-use crate::cat::{Lens, ReverseRules};
+use super::{Lens, ReverseRules};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::error::ArityMismatch;
 

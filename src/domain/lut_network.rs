@@ -19,11 +19,10 @@
 //! output with that adjoint: for two layers, exactly how many wrong or right outputs a
 //! flip of a first-layer entry changes.
 
-use super::eval::{EvalParams, MAX_TILE_WORDS, TILE_BYTES, run_tiles};
-use super::matrix::BitMatrix;
+use super::Bool;
+use super::boolean::{decode_words, fold_mux_tree};
 use crate::circuit::Circuit;
-use crate::domain::Bool;
-use crate::domain::boolean::{decode_words, fold_mux_tree};
+use crate::lanes::{BitMatrix, EvalParams, MAX_TILE_WORDS, TILE_BYTES, run_tiles};
 use rayon::prelude::*;
 
 /// How adjoints from several readers of one LUT combine (see the module docs).
@@ -157,7 +156,7 @@ impl LutNetwork {
         assert_eq!(inputs.rows(), self.n_args, "one row per data input");
         let tw = self.tile_words(ep, inputs.words(), self.n_args + self.n_luts());
         run_tiles(self.outputs.len(), inputs.examples(), tw, ep.parallel, |buf: &mut TileBuf, w0, w1| {
-            super::simd::best(
+            crate::lanes::best_simd(
                 #[inline(always)]
                 || self.forward_tile(params, inputs, w0, w1, tw, true, buf),
             );
@@ -220,7 +219,7 @@ impl LutNetwork {
         let n_tiles = words.div_ceil(tw);
         let tile = |(buf, counts): &mut (TileBuf, Vec<u32>), t: usize| {
             let (w0, w1) = (t * tw, ((t + 1) * tw).min(words));
-            super::simd::best(
+            crate::lanes::best_simd(
                 #[inline(always)]
                 || {
                     self.forward_tile(params, inputs, w0, w1, tw, false, buf);

@@ -1,0 +1,92 @@
+//! A run killed with SIGKILL after a checkpoint and continued with `--resume` writes the
+//! same `model.json` as an uninterrupted run, for relaxed and smooth training (Boolean
+//! RDA: `tests/reliability.rs`; ring descent, library-only: `train::tests`).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn train(args: &[&str], dir: &Path) -> std::process::Output {
+    common::circuitlearn(&[&["train", "--hardware", "none"], args].concat(), dir)
+}
+
+/// Starts `train args --out killed --checkpoint-every 1`, kills it (SIGKILL) as soon as
+/// its first checkpoint is on disk, resumes it, and compares its `model.json` with that
+/// of an uninterrupted run of the same arguments.
+fn check_kill_and_resume(what: &str, args: &[&str]) {
+    let d = tempfile::tempdir().unwrap();
+    let full = train(&[args, &["--out", "full"]].concat(), d.path());
+    assert!(full.status.success(), "{what}: {}", String::from_utf8_lossy(&full.stderr));
+    let mut child = Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args([&["train", "--hardware", "none", "--out", "killed", "--checkpoint-every", "1"], args].concat())
+        .current_dir(d.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let checkpoint = d.path().join("killed/checkpoint.bin");
+    let t0 = Instant::now();
+    while !checkpoint.exists() && t0.elapsed() < Duration::from_secs(600) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    // SIGKILL: no chance to clean up or finish writing.
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(checkpoint.exists(), "{what}: no checkpoint was written");
+    let resumed = common::circuitlearn(&["train", "--resume", "killed"], d.path());
+    assert!(resumed.status.success(), "{what}: {}", String::from_utf8_lossy(&resumed.stderr));
+    let a = std::fs::read(d.path().join("full/model.json")).unwrap();
+    let b = std::fs::read(d.path().join("killed/model.json")).unwrap();
+    assert!(a == b, "{what}: the resumed run's model.json differs");
+}
+
+#[test]
+fn relaxed_training_resumes_after_sigkill() {
+    let args = [
+        "--data",
+        "digits",
+        "--model",
+        "gates:256x2",
+        "--epochs",
+        "8",
+        "--input-candidates",
+        "4",
+        "--narrow-candidates",
+        "2",
+        "--narrow-after",
+        "2",
+        "--hard-choice-epochs",
+        "3",
+        "--hard-gate-epochs",
+        "1",
+        "--lr-schedule",
+        "cosine",
+    ];
+    check_kill_and_resume("relaxed", &args);
+}
+
+#[test]
+fn smooth_training_resumes_after_sigkill() {
+    check_kill_and_resume(
+        "smooth",
+        &["--data", "digits", "--model", "mlp:64", "--optimizer", "nesterov", "--epochs", "10"],
+    );
+}
+
+#[test]
+fn resume_refuses_other_options_and_a_missing_checkpoint() {
+    let d = tempfile::tempdir().unwrap();
+    let run = train(&["--epochs", "2", "--out", "r", "--checkpoint-every", "1"], d.path());
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let other = common::circuitlearn(&["train", "--resume", "r", "--epochs", "5"], d.path());
+    assert_eq!(other.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(err.contains("--epochs") && err.lines().count() == 1, "{err}");
+    let none = common::circuitlearn(&["train", "--resume", "nowhere"], d.path());
+    assert_eq!(none.status.code(), Some(2), "{}", String::from_utf8_lossy(&none.stderr));
+}
