@@ -180,3 +180,24 @@ fn eval_reads_smooth_models_back() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("new.json: model format version 9"), "{err}");
 }
+
+/// A smooth model handed to a command that needs a circuit says so, in one line.
+#[test]
+fn a_smooth_model_is_not_a_circuit() {
+    let d = tempfile::tempdir().unwrap();
+    let o = circuitlearn(
+        &["train", "--domain", "smooth", "--model", "mlp:4", "--epochs", "1", "--out", "s"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for args in [
+        &["export", "--model", "s/model.json", "-o", "x.v"][..],
+        &["verify", "--model", "s/model.json"],
+        &["train", "--init", "s/model.json", "--epochs", "1", "--out", "t"],
+    ] {
+        let o = circuitlearn(args, d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("is not a circuit") && err.trim().lines().count() == 1, "{args:?}: {err}");
+    }
+}

@@ -72,6 +72,12 @@ pub enum ModelFileError {
         /// Version in the file.
         found: u64,
     },
+    /// A smooth (f32 tensor) model where a circuit model is needed.
+    #[error("{path}: a smooth model (f32 tensors) is not a circuit; only `eval` reads it")]
+    NotACircuit {
+        /// File.
+        path: String,
+    },
     /// The stored spec or shape does not build.
     #[error("{path}: {source}")]
     Model {
@@ -140,6 +146,9 @@ impl ModelFile {
     pub fn parse(text: &str, path: &str) -> Result<Self, ModelFileError> {
         // Check the version before the full shape, so a newer file says so.
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| json_err(path, &e))?;
+        if v.get("domain").and_then(serde_json::Value::as_str) == Some("smooth") {
+            return Err(ModelFileError::NotACircuit { path: path.to_owned() });
+        }
         if let Some(found) = v.get("format_version").and_then(serde_json::Value::as_u64)
             && found != u64::from(FORMAT_VERSION)
         {

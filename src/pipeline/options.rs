@@ -214,21 +214,17 @@ impl TrainOptions {
     /// `self` with every option set in `over` replaced by `over`'s.
     #[must_use]
     pub fn overlay(&self, over: &TrainOptions) -> TrainOptions {
-        let mut out = serde_json::to_value(self).expect("options serialize");
-        let top = serde_json::to_value(over).expect("options serialize");
-        if let (Some(o), Some(t)) = (out.as_object_mut(), top.as_object()) {
-            for (k, v) in t {
-                o.insert(k.clone(), v.clone());
-            }
-        }
-        serde_json::from_value(out).expect("merged options deserialize")
+        // Through TOML values, which keep NaN and infinities (JSON would drop them).
+        let mut out = toml::Table::try_from(self).expect("options serialize");
+        out.extend(toml::Table::try_from(over).expect("options serialize"));
+        out.try_into().expect("merged options deserialize")
     }
 
     /// The names of the options set, as flags (`--input-candidates`).
     #[must_use]
     pub fn given(&self) -> Vec<String> {
-        let v = serde_json::to_value(self).expect("options serialize");
-        v.as_object().map_or_else(Vec::new, |o| o.keys().map(|k| format!("--{k}")).collect())
+        let t = toml::Table::try_from(self).expect("options serialize");
+        t.keys().map(|k| format!("--{k}")).collect()
     }
 
     /// Parses TOML text (`path` names it in errors).
