@@ -4,8 +4,8 @@
 //!
 //! `cargo run --release --example smooth_mlp -- --epochs 200`
 
-use circuitlearn::smooth::examples::{Examples, accuracy};
-use circuitlearn::smooth::layers::{Init, ModelSpec, SmoothModel};
+use circuitlearn::smooth::examples::Examples;
+use circuitlearn::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 use circuitlearn::smooth::optim::{Adam, Optimizer};
 use circuitlearn::smooth::{eval, loss, parameter_changes};
 use clap::Parser;
@@ -32,8 +32,8 @@ fn main() -> anyhow::Result<()> {
         let sd = (col.iter().map(|v| (v - mean).powi(2)).sum::<f32>() / col.len() as f32).sqrt();
         data.x.iter_mut().skip(f).step_by(4).for_each(|v| *v = (*v - mean) / sd);
     }
-    let spec: ModelSpec = "mlp:16".parse().map_err(anyhow::Error::msg)?;
-    let mut model = SmoothModel::from_spec(&spec, &data.shape, data.classes, Init::FanIn, args.seed)
+    let spec: SmoothSpec = "mlp:16".parse().map_err(anyhow::Error::msg)?;
+    let mut model = SmoothModel::from_spec(&spec, &data.shape, data.classes, WeightInit::FanIn, args.seed)
         .map_err(anyhow::Error::msg)?;
     println!("model circuit: {} gates {:?}", model.circuit.n_gates(), model.circuit.gate_histogram());
 
@@ -54,7 +54,7 @@ fn main() -> anyhow::Result<()> {
             opt.step(p.data_mut(), g.data());
         }
         if epoch % 50 == 0 || epoch == args.epochs {
-            println!("step {epoch}: training accuracy {:.3}", accuracy(&model, &data));
+            println!("step {epoch}: training accuracy {:.3}", model.accuracy(&data));
         }
     }
     Ok(())

@@ -9,7 +9,7 @@ use crate::io::smooth_model::{is_smooth_model, read_smooth_model};
 use crate::learn::head::accuracy;
 use crate::learn::predict::predict;
 use crate::pipeline::{self, TrainConfig, TrainOptions};
-use crate::smooth::examples::{Examples, accuracy as smooth_accuracy};
+use crate::smooth::examples::Examples;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -85,10 +85,9 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
     if is_smooth_model(&text) {
         let (model, _) = read_smooth_model(&a.model)?;
         let x = match &images {
-            Some(img) => {
-                Examples::from_images(&img.splits.test, img.class_names.len()).map_err(UsageError)?
-            }
-            None => Examples::from_dataset(&ds).map_err(UsageError)?,
+            Some(img) => Examples::from_images(&img.splits.test, img.class_names.len())
+                .map_err(|e| UsageError(e.to_string()))?,
+            None => Examples::from_dataset(&ds).map_err(|e| UsageError(e.to_string()))?,
         };
         if x.shape != model.input_shape {
             return Err(UsageError(format!(
@@ -97,7 +96,7 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
             ))
             .into());
         }
-        let acc = (!x.is_empty()).then(|| smooth_accuracy(&model, &x));
+        let acc = (!x.is_empty()).then(|| model.accuracy(&x));
         return report(a, &model.spec, &what, x.len(), acc);
     }
     let m = ModelFile::read(&a.model)?;

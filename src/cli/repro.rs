@@ -137,7 +137,8 @@ fn polycirc_iris(json: bool) -> anyhow::Result<()> {
 /// # Errors
 /// Only if the embedded data were unreadable.
 pub fn numeric_optics_iris_accuracies(epochs: usize) -> anyhow::Result<crate::train::IrisAccuracies> {
-    let iris = crate::smooth::examples::Examples::from_dataset(&uci_iris()?).map_err(UsageError)?;
+    let iris = crate::smooth::examples::Examples::from_dataset(&uci_iris()?)
+        .map_err(|e| UsageError(e.to_string()))?;
     Ok(crate::train::numeric_optics_iris(&iris, epochs, 0))
 }
 

@@ -5,7 +5,7 @@
 use super::atomic::write_atomic;
 use super::model_file::ModelFileError;
 use crate::smooth::Tensor;
-use crate::smooth::layers::{Init, ModelSpec, SmoothModel};
+use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -92,9 +92,10 @@ pub fn read_smooth_model(path: &Path) -> Result<(SmoothModel, Vec<String>), Mode
     if f.format_version > SMOOTH_FORMAT_VERSION {
         return Err(ModelFileError::Version { path: p, found: u64::from(f.format_version) });
     }
-    let spec: ModelSpec = f.spec.parse().map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
-    let mut model = SmoothModel::from_spec(&spec, &f.input_shape, f.class_names.len(), Init::FanIn, f.seed)
-        .map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
+    let spec: SmoothSpec = f.spec.parse().map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
+    let mut model =
+        SmoothModel::from_spec(&spec, &f.input_shape, f.class_names.len(), WeightInit::FanIn, f.seed)
+            .map_err(|e| bad(format!("spec {}: {e}", f.spec)))?;
     if f.params.len() != model.params.len() {
         return Err(bad(format!(
             "{} parameter tensors, the spec needs {}",

@@ -10,7 +10,7 @@ use crate::data::Encoding;
 use crate::learn::ModelSpec;
 use crate::learn::relaxed::RelaxedSpec;
 use crate::pass::{PassContext, parse_script};
-use crate::smooth::layers::ModelSpec as SmoothSpec;
+use crate::smooth::layers::SmoothSpec;
 use crate::smooth::loss::LossKind;
 use crate::smooth::optim::OptimizerSpec;
 use std::path::PathBuf;
@@ -524,13 +524,15 @@ impl TrainConfig {
                     "bit models (a smooth model reads the raw features)",
                 )?;
                 let loss = LossKind::parse(o.loss.as_deref().unwrap_or("softmax-ce"))
-                    .map_err(|e| bad("--loss", e))?;
+                    .map_err(|e| bad("--loss", e.to_string()))?;
                 let name = o.optimizer.as_deref().unwrap_or("adam");
                 let default_lr = if name == "adam" || name == "adagrad" { 1e-3 } else { 0.01 };
                 let lr = positive("--lr", o.lr.unwrap_or(default_lr))? as f32;
-                let optimizer = OptimizerSpec::parse(name, lr).map_err(|e| bad("--optimizer", e))?;
+                let optimizer =
+                    OptimizerSpec::parse(name, lr).map_err(|e| bad("--optimizer", e.to_string()))?;
                 let spec = o.model.clone().unwrap_or_else(|| "mlp:256x128".to_owned());
-                let model: SmoothSpec = spec.parse().map_err(|e: String| bad("--model", e))?;
+                let model: SmoothSpec =
+                    spec.parse().map_err(|e: crate::smooth::SmoothError| bad("--model", e.to_string()))?;
                 if !script.is_empty() && o.passes.is_some() {
                     return Err(bad(
                         "--passes",

@@ -14,8 +14,8 @@ use crate::learn::predict::predict;
 use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
 use crate::pass::{self, PassContext, PassStats};
-use crate::smooth::examples::{Examples, accuracy as smooth_accuracy};
-use crate::smooth::layers::{Init as SmoothInit, SmoothModel};
+use crate::smooth::examples::Examples;
+use crate::smooth::layers::{SmoothModel, WeightInit};
 use crate::train::{
     Checkpoint, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule, SmoothParams, SmoothRule,
     StopReason, Trainer, VoteParams,
@@ -165,8 +165,8 @@ impl Trained {
         let score = |p: Vec<u32>, labels: &[u32]| (!labels.is_empty()).then(|| accuracy(&p, labels));
         match (&self.model, &self.x_train, &self.x_test) {
             (TrainedModel::Smooth { model, train, test }, _, _) => (
-                (!train.is_empty()).then(|| smooth_accuracy(model, train)),
-                (!test.is_empty()).then(|| smooth_accuracy(model, test)),
+                (!train.is_empty()).then(|| model.accuracy(train)),
+                (!test.is_empty()).then(|| model.accuracy(test)),
             ),
             (_, Some(xtr), Some(xte)) => {
                 let (net, params) = self.circuit().expect("a circuit model");
@@ -457,17 +457,19 @@ pub fn train(
                 Some(img) => {
                     let classes = img.class_names.len();
                     (
-                        Examples::from_images(&img.splits.train, classes).map_err(PipelineError::Invalid)?,
-                        Examples::from_images(&img.splits.test, classes).map_err(PipelineError::Invalid)?,
+                        Examples::from_images(&img.splits.train, classes)
+                            .map_err(|e| PipelineError::Invalid(e.to_string()))?,
+                        Examples::from_images(&img.splits.test, classes)
+                            .map_err(|e| PipelineError::Invalid(e.to_string()))?,
                     )
                 }
                 None => (
-                    Examples::from_dataset(train).map_err(PipelineError::Invalid)?,
-                    Examples::from_dataset(test).map_err(PipelineError::Invalid)?,
+                    Examples::from_dataset(train).map_err(|e| PipelineError::Invalid(e.to_string()))?,
+                    Examples::from_dataset(test).map_err(|e| PipelineError::Invalid(e.to_string()))?,
                 ),
             };
             let mut model =
-                SmoothModel::from_spec(&s.model, &train_x.shape, n_class_names, SmoothInit::FanIn, cfg.seed)
+                SmoothModel::from_spec(&s.model, &train_x.shape, n_class_names, WeightInit::FanIn, cfg.seed)
                     .map_err(|e| PipelineError::Invalid(format!("--model {}: {e}", s.spec)))?;
             let p = SmoothParams {
                 loss: s.loss,

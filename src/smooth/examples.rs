@@ -1,8 +1,8 @@
 //! Labelled f32 examples for smooth models, batches of them, and a model's predictions
 //! and accuracy on them.
 
-use super::Tensor;
 use super::layers::SmoothModel;
+use super::{SmoothError, Tensor};
 
 /// Labelled examples for a smooth model: row-major features and class labels.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,9 +34,12 @@ impl Examples {
     ///
     /// # Errors
     /// A message if the data set has Boolean (PLA) features.
-    pub fn from_dataset(d: &crate::data::Dataset) -> Result<Self, String> {
+    pub fn from_dataset(d: &crate::data::Dataset) -> Result<Self, SmoothError> {
         let crate::data::Features::Real { n_features, values, .. } = &d.features else {
-            return Err(format!("{}: the smooth domain needs numeric features, not bits", d.name));
+            return Err(SmoothError::Examples(format!(
+                "{}: the smooth domain needs numeric features, not bits",
+                d.name
+            )));
         };
         Ok(Self {
             shape: vec![*n_features],
@@ -50,9 +53,9 @@ impl Examples {
     ///
     /// # Errors
     /// A message if a label is not below `classes`.
-    pub fn from_images(d: &crate::data::idx::LabelledImages, classes: usize) -> Result<Self, String> {
+    pub fn from_images(d: &crate::data::idx::LabelledImages, classes: usize) -> Result<Self, SmoothError> {
         if let Some(&l) = d.labels.iter().find(|&&l| usize::from(l) >= classes) {
-            return Err(format!("label {l} but only {classes} classes"));
+            return Err(SmoothError::Examples(format!("label {l} but only {classes} classes")));
         }
         Ok(Self {
             shape: vec![1, d.images.rows, d.images.cols],
@@ -81,28 +84,30 @@ impl Examples {
     }
 }
 
-/// Predicted class of every example (argmax of the outputs, first on ties), in batches.
-#[must_use]
-pub fn predict(model: &SmoothModel, data: &Examples) -> Vec<u32> {
-    let rows: Vec<usize> = (0..data.len()).collect();
-    let mut out = Vec::with_capacity(data.len());
-    for chunk in rows.chunks(1000) {
-        let (x, _) = data.batch(chunk);
-        let y = model.forward(&x);
-        for row in y.data().chunks(model.classes.max(1)) {
-            let best = (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b });
-            out.push(best as u32);
+impl SmoothModel {
+    /// Predicted class of every example (argmax of the outputs, first on ties), in batches.
+    #[must_use]
+    pub fn predict(&self, data: &Examples) -> Vec<u32> {
+        let rows: Vec<usize> = (0..data.len()).collect();
+        let mut out = Vec::with_capacity(data.len());
+        for chunk in rows.chunks(1000) {
+            let (x, _) = data.batch(chunk);
+            let y = self.forward(&x);
+            for row in y.data().chunks(self.classes.max(1)) {
+                let best = (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b });
+                out.push(best as u32);
+            }
         }
+        out
     }
-    out
-}
 
-/// Fraction of examples whose predicted class is their label.
-#[must_use]
-pub fn accuracy(model: &SmoothModel, data: &Examples) -> f64 {
-    if data.is_empty() {
-        return 0.0;
+    /// Fraction of examples whose predicted class is their label.
+    #[must_use]
+    pub fn accuracy(&self, data: &Examples) -> f64 {
+        if data.is_empty() {
+            return 0.0;
+        }
+        let hits = self.predict(data).iter().zip(&data.labels).filter(|(p, l)| p == l).count();
+        hits as f64 / data.len() as f64
     }
-    let hits = predict(model, data).iter().zip(&data.labels).filter(|(p, l)| p == l).count();
-    hits as f64 / data.len() as f64
 }

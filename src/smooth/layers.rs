@@ -7,7 +7,7 @@
 //! 5 filters 4x4, ReLU, pool 2, dense to the classes with sigmoid), and the Iris models
 //! of the same experiments: `linear` (no bias), `dense` (sigmoid) and `hidden:N`.
 
-use super::{SmoothCircuit, SmoothOp, Tensor};
+use super::{SmoothCircuit, SmoothError, SmoothOp, Tensor};
 use crate::circuit::CircuitBuilder;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -48,7 +48,7 @@ pub enum Layer {
 
 /// How initial weights are drawn (biases start at zero).
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Init {
+pub enum WeightInit {
     /// Normal with mean 0 and this standard deviation (numeric-optics' `normal(0, 0.01)`).
     Normal(f32),
     /// Uniform in `±1/sqrt(fan_in)` (PyTorch's default for linear and conv layers).
@@ -57,7 +57,7 @@ pub enum Init {
 
 /// A parsed model spec.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModelSpec {
+pub struct SmoothSpec {
     text: String,
     kind: Kind,
 }
@@ -71,19 +71,18 @@ enum Kind {
     Hidden(usize),
 }
 
-impl fmt::Display for ModelSpec {
+impl fmt::Display for SmoothSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
     }
 }
 
-impl std::str::FromStr for ModelSpec {
-    type Err = String;
+impl std::str::FromStr for SmoothSpec {
+    type Err = SmoothError;
 
-    fn from_str(s: &str) -> Result<Self, String> {
-        let bad =
-            || format!("bad smooth model spec '{s}': expected mlp:H1xH2..., conv, linear, dense or hidden:N");
-        let sizes = |t: &str| -> Result<Vec<usize>, String> {
+    fn from_str(s: &str) -> Result<Self, SmoothError> {
+        let bad = || SmoothError::Spec(s.to_owned());
+        let sizes = |t: &str| -> Result<Vec<usize>, SmoothError> {
             t.split('x')
                 .map(|n| n.parse::<usize>().ok().filter(|&v| (1..=1 << 16).contains(&v)).ok_or_else(bad))
                 .collect()
@@ -101,12 +100,12 @@ impl std::str::FromStr for ModelSpec {
     }
 }
 
-impl ModelSpec {
+impl SmoothSpec {
     /// The layers for inputs of `input_shape` (per example) and `classes` outputs.
     ///
     /// # Errors
     /// A message when the spec cannot take that input (e.g. `conv` on non-image data).
-    pub fn layers(&self, input_shape: &[usize], classes: usize) -> Result<Vec<Layer>, String> {
+    pub fn layers(&self, input_shape: &[usize], classes: usize) -> Result<Vec<Layer>, SmoothError> {
         let width: usize = input_shape.iter().product();
         let dense = |i, o| Layer::Dense { inputs: i, outputs: o, bias: true };
         Ok(match &self.kind {
@@ -128,12 +127,16 @@ impl ModelSpec {
             Kind::Hidden(n) => vec![dense(width, *n), Layer::Sigmoid, dense(*n, classes), Layer::Sigmoid],
             Kind::Conv => {
                 let &[c, h, w] = input_shape else {
-                    return Err(format!("model conv needs image inputs [C, H, W], got {input_shape:?}"));
+                    return Err(SmoothError::Shape(format!(
+                        "model conv needs image inputs [C, H, W], got {input_shape:?}"
+                    )));
                 };
                 let side = |v: usize| ((v.saturating_sub(2)) / 2).saturating_sub(3) / 2;
                 let (fh, fw) = (side(h), side(w));
                 if fh == 0 || fw == 0 {
-                    return Err(format!("model conv needs images of at least 12x12, got {h}x{w}"));
+                    return Err(SmoothError::Shape(format!(
+                        "model conv needs images of at least 12x12, got {h}x{w}"
+                    )));
                 }
                 vec![
                     Layer::Conv { channels: c, filters: 3, size: 3 },
@@ -178,9 +181,9 @@ impl SmoothModel {
         layers: Vec<Layer>,
         input_shape: &[usize],
         classes: usize,
-        init: Init,
+        init: WeightInit,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SmoothError> {
         let shapes = param_shapes(&layers);
         let mut b = CircuitBuilder::<SmoothOp>::new(shapes.len(), 1);
         let mut x = b.arg(0);
@@ -212,12 +215,15 @@ impl SmoothModel {
                 Layer::Tanh => b.gate(SmoothOp::Tanh, &[x]),
             };
         }
-        let circuit = b.finish(vec![x]).map_err(|e| e.to_string())?;
+        let circuit = b.finish(vec![x]).map_err(|e| SmoothError::Shape(e.to_string()))?;
         let mut in_shapes: Vec<Vec<usize>> = shapes.iter().map(|(s, _)| s.clone()).collect();
         in_shapes.push(std::iter::once(1).chain(input_shape.iter().copied()).collect());
         let out = super::check_shapes(&circuit, &in_shapes)?;
         if out[0] != [1, classes] {
-            return Err(format!("model {spec} gives outputs of shape {:?}, expected [B, {classes}]", out[0]));
+            return Err(SmoothError::Shape(format!(
+                "model {spec} gives outputs of shape {:?}, expected [B, {classes}]",
+                out[0]
+            )));
         }
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let params = shapes
@@ -226,8 +232,8 @@ impl SmoothModel {
                 let n: usize = shape.iter().product();
                 let data = match (fan_in, init) {
                     (None, _) => vec![0.0; n],
-                    (Some(_), Init::Normal(sd)) => (0..n).map(|_| sd * normal(&mut rng)).collect(),
-                    (Some(f), Init::FanIn) => {
+                    (Some(_), WeightInit::Normal(sd)) => (0..n).map(|_| sd * normal(&mut rng)).collect(),
+                    (Some(f), WeightInit::FanIn) => {
                         let bound = 1.0 / (f as f32).sqrt();
                         (0..n).map(|_| rng.random_range(-bound..bound)).collect()
                     }
@@ -248,14 +254,14 @@ impl SmoothModel {
     /// Builds a model from a parsed spec.
     ///
     /// # Errors
-    /// As [`ModelSpec::layers`] and [`SmoothModel::new`].
+    /// As [`SmoothSpec::layers`] and [`SmoothModel::new`].
     pub fn from_spec(
-        spec: &ModelSpec,
+        spec: &SmoothSpec,
         input_shape: &[usize],
         classes: usize,
-        init: Init,
+        init: WeightInit,
         seed: u64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, SmoothError> {
         let layers = spec.layers(input_shape, classes)?;
         Self::new(&spec.to_string(), layers, input_shape, classes, init, seed)
     }

@@ -76,11 +76,11 @@ impl LossKind {
     ///
     /// # Errors
     /// A message listing the names when `s` is none of them.
-    pub fn parse(s: &str) -> Result<Self, String> {
+    pub fn parse(s: &str) -> Result<Self, super::SmoothError> {
         match s {
             "mse" => Ok(Self::Mse),
             "softmax-ce" | "cross-entropy" | "ce" => Ok(Self::SoftmaxCrossEntropy),
-            _ => Err(format!("unknown smooth loss '{s}'; expected mse or softmax-ce")),
+            _ => Err(super::SmoothError::UnknownLoss(s.to_owned())),
         }
     }
 

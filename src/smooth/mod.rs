@@ -9,6 +9,7 @@
 //! reparametrisations that turn that gradient into new parameters. Relaxed gate and LUT
 //! networks (`learn::relaxed`) are circuits of the same gates plus those of [`lut`].
 
+mod error;
 pub mod examples;
 pub mod layers;
 pub mod loss;
@@ -17,6 +18,7 @@ mod op;
 pub mod optim;
 pub mod tensor;
 
+pub use error::SmoothError;
 pub use op::SmoothOp;
 pub use tensor::Tensor;
 
@@ -89,14 +91,14 @@ pub fn eval(c: &SmoothCircuit, inputs: &[&Tensor]) -> Vec<Tensor> {
 ///
 /// # Errors
 /// A message naming the first gate whose input shapes do not fit.
-pub fn check_shapes(c: &SmoothCircuit, inputs: &[Vec<usize>]) -> Result<Vec<Vec<usize>>, String> {
+pub fn check_shapes(c: &SmoothCircuit, inputs: &[Vec<usize>]) -> Result<Vec<Vec<usize>>, SmoothError> {
     if inputs.len() != c.n_inputs() {
-        return Err(format!("{} input shapes for {} inputs", inputs.len(), c.n_inputs()));
+        return Err(SmoothError::Shape(format!("{} input shapes for {} inputs", inputs.len(), c.n_inputs())));
     }
     let mut shapes: Vec<Vec<usize>> = inputs.to_vec();
     for (g, op, fanins) in c.gates() {
         let ins: Vec<&[usize]> = fanins.iter().map(|w| shapes[w.index()].as_slice()).collect();
-        let s = op.out_shape(&ins).map_err(|e| format!("gate {g}: {e}"))?;
+        let s = op.out_shape(&ins).map_err(|e| SmoothError::Shape(format!("gate {g}: {e}")))?;
         shapes.push(s);
     }
     Ok(c.outputs().iter().map(|w| shapes[w.index()].clone()).collect())

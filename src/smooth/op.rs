@@ -22,6 +22,7 @@
 //! everywhere) and reverses as the identity, the straight-through estimator that lets
 //! relaxed gates compute with their discrete choice while learning through the softmax.
 
+use super::error::SmoothError;
 use super::lut;
 use super::tensor::{self, Tensor, broadcast, broadcast_shape};
 use crate::cat::ReverseRules;
@@ -195,8 +196,8 @@ impl SmoothOp {
     ///
     /// # Errors
     /// A message naming the gate and the shapes.
-    pub fn out_shape(&self, s: &[&[usize]]) -> Result<Vec<usize>, String> {
-        let bad = || format!("{} cannot take shapes {s:?}", self.name());
+    pub fn out_shape(&self, s: &[&[usize]]) -> Result<Vec<usize>, SmoothError> {
+        let bad = || SmoothError::Shape(format!("{} cannot take shapes {s:?}", self.name()));
         let rank = |i: usize, r: usize| if s[i].len() == r { Ok(()) } else { Err(bad()) };
         Ok(match *self {
             Self::Const(_) | Self::BatchMean => Vec::new(),

@@ -308,10 +308,12 @@ impl OptimizerSpec {
     ///
     /// # Errors
     /// A message listing the names when `name` is none of them.
-    pub fn parse(name: &str, lr: f32) -> Result<Self, String> {
-        Self::NAMES.iter().find(|&&n| n == name).map(|&name| Self { name, lr }).ok_or_else(|| {
-            format!("unknown smooth optimizer '{name}'; expected one of {}", Self::NAMES.join(", "))
-        })
+    pub fn parse(name: &str, lr: f32) -> Result<Self, super::SmoothError> {
+        Self::NAMES
+            .iter()
+            .find(|&&n| n == name)
+            .map(|&name| Self { name, lr })
+            .ok_or_else(|| super::SmoothError::UnknownOptimizer(name.to_owned()))
     }
 
     /// A fresh optimiser (empty state) for one parameter slice.

@@ -41,7 +41,7 @@ fn check_against_differences(
         x[*i] = t.clone();
     }
     let frozen: Vec<usize> = frozen.iter().copied().chain(fixed.iter().map(|(i, _)| *i)).collect();
-    let out_shapes = check_shapes(f, shapes).map_err(TestCaseError::fail)?;
+    let out_shapes = check_shapes(f, shapes).map_err(|e| TestCaseError::fail(e.to_string()))?;
     let dy: Vec<Tensor> = out_shapes.iter().map(|s| random(s, &mut rng)).collect();
     let v: Vec<Tensor> = shapes
         .iter()
@@ -241,11 +241,12 @@ proptest! {
 /// kink, where the loss has no derivative (relu_back takes slope 0 there) and its one-sided
 /// differences, which sum the kinks' slope changes, can still agree by chance.
 fn learner_gradient_matches(seed: u64) -> Result<(), TestCaseError> {
-    use layers::{Init, ModelSpec, SmoothModel};
+    use layers::{SmoothModel, SmoothSpec, WeightInit};
     let mut checked = 0;
     for (spec, shape) in [("mlp:5x4", vec![6]), ("conv", vec![1, 12, 12]), ("hidden:3", vec![4])] {
-        let m = SmoothModel::from_spec(&spec.parse::<ModelSpec>().unwrap(), &shape, 3, Init::FanIn, seed)
-            .unwrap();
+        let m =
+            SmoothModel::from_spec(&spec.parse::<SmoothSpec>().unwrap(), &shape, 3, WeightInit::FanIn, seed)
+                .unwrap();
         for kind in [loss::LossKind::Mse, loss::LossKind::SoftmaxCrossEntropy] {
             let lens = loss::learner(&m.circuit, &kind.lens(), 1.0).unwrap();
             let changes = parameter_changes(&lens, m.params.len());
@@ -320,8 +321,9 @@ fn losses_and_learning_rate_by_hand() {
 
 #[test]
 fn parameter_changes_skip_the_input_gradient() {
-    use layers::{Init, ModelSpec, SmoothModel};
-    let m = SmoothModel::from_spec(&"mlp:8".parse::<ModelSpec>().unwrap(), &[5], 3, Init::FanIn, 1).unwrap();
+    use layers::{SmoothModel, SmoothSpec, WeightInit};
+    let m = SmoothModel::from_spec(&"mlp:8".parse::<SmoothSpec>().unwrap(), &[5], 3, WeightInit::FanIn, 1)
+        .unwrap();
     let lens = loss::learner(&m.circuit, &loss::softmax_cross_entropy(), 1.0).unwrap();
     let c = parameter_changes(&lens, m.params.len());
     assert_eq!(c.n_outputs(), 4);

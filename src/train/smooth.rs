@@ -4,8 +4,8 @@
 //! Iris experiments (`repro numeric-optics-iris`).
 
 use super::{Blob, CheckpointError, Order, Rule, RuleState, Trainer};
-use crate::smooth::examples::{Examples, accuracy};
-use crate::smooth::layers::{Init, ModelSpec, SmoothModel};
+use crate::smooth::examples::Examples;
+use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 use crate::smooth::loss::{LossKind, learner};
 use crate::smooth::optim::{Optimizer, OptimizerSpec, OptimizerState};
 use crate::smooth::{SmoothCircuit, Tensor, eval, parameter_changes};
@@ -198,9 +198,10 @@ pub struct IrisAccuracies {
 #[must_use]
 pub fn numeric_optics_iris(iris: &Examples, epochs: usize, seed: u64) -> IrisAccuracies {
     let run = |spec: &str, salt: u64| {
-        let spec: ModelSpec = spec.parse().expect("built-in spec");
-        let mut m = SmoothModel::from_spec(&spec, &iris.shape, iris.classes, Init::Normal(0.01), seed ^ salt)
-            .expect("iris models fit iris data");
+        let spec: SmoothSpec = spec.parse().expect("built-in spec");
+        let mut m =
+            SmoothModel::from_spec(&spec, &iris.shape, iris.classes, WeightInit::Normal(0.01), seed ^ salt)
+                .expect("iris models fit iris data");
         let p = SmoothParams {
             loss: LossKind::Mse,
             optimizer: OptimizerSpec { name: "sgd", lr: 0.01 },
@@ -210,7 +211,7 @@ pub fn numeric_optics_iris(iris: &Examples, epochs: usize, seed: u64) -> IrisAcc
         };
         let mut rule = SmoothRule::new(&mut m, iris, p);
         Trainer::new().epochs(epochs).seed(seed ^ salt).run(&mut rule, None, |_| {}).expect("a fresh start");
-        accuracy(&m, iris)
+        m.accuracy(iris)
     };
     IrisAccuracies { linear: run("linear", 1), dense: run("dense", 2), hidden: run("hidden:20", 3) }
 }

@@ -6,7 +6,7 @@ use crate::data::{Encoder, Encoding, builtin};
 use crate::learn::relaxed::{RelaxedNet, RelaxedSpec};
 use crate::learn::{Head, ModelSpec, Network};
 use crate::smooth::examples::Examples;
-use crate::smooth::layers::{Init as SmoothInit, ModelSpec as SmoothSpec, SmoothModel};
+use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 use crate::smooth::loss::LossKind;
 use crate::smooth::optim::OptimizerSpec;
 
@@ -131,7 +131,7 @@ fn smooth_training_resumes_exactly_for_every_optimiser() {
         let trainer = Trainer::new().epochs(4).seed(2);
         let mut models: Vec<SmoothModel> = Vec::new();
         let fresh =
-            || SmoothModel::from_spec(&spec, &data.shape, data.classes, SmoothInit::FanIn, 4).unwrap();
+            || SmoothModel::from_spec(&spec, &data.shape, data.classes, WeightInit::FanIn, 4).unwrap();
         // The model is borrowed by the rule: keep one per run.
         let mut first = fresh();
         let mut rule = SmoothRule::new(&mut first, &data, p);
