@@ -17,4 +17,5 @@ pub mod pipeline;
 pub mod smooth;
 pub mod tools;
 pub mod train;
+pub mod tutorial;
 pub mod verify;

@@ -16,17 +16,20 @@
 //! layer reading the previous layer through the layer's wiring, an input tensor of node
 //! indices; the head is `groupsum` divided by the temperature `tau`. Training is the
 //! smooth domain's: the learner lens with softmax cross-entropy, its
-//! [`parameter_changes`] circuit, Adam per logit tensor. Wiring comes from
-//! [`Network::build`] of the discrete spec, so the discretised parameters drop into the
-//! Boolean network that `model.json`, `export`, `verify` and `eval` already rebuild from
-//! spec and seed.
+//! [`parameter_changes`](crate::smooth::parameter_changes) circuit, Adam per logit
+//! tensor. Wiring comes from [`Network::build`] of the discrete spec, so the discretised
+//! parameters drop into the Boolean network that `model.json`, `export`, `verify` and
+//! `eval` already rebuild from spec and seed.
 //!
 //! The first layer's wiring can be learned instead ([`RelaxedNet::with_input_choice`]):
 //! each address bit reads a softmax mixture of candidate input bits, drawn from the whole
 //! input or, for images, near one pixel per gate
 //! ([`RelaxedNet::with_local_input_choice`]); training can narrow the choice to the
-//! heaviest candidates part-way ([`RelaxedParams::narrow_to`]) and fix it for the last
-//! epochs ([`RelaxedParams::hard_choice_epochs`]); `model.json` stores the chosen sources.
+//! heaviest candidates part-way
+//! ([`RelaxedParams::narrow_to`](crate::train::RelaxedParams::narrow_to)) and fix it for
+//! the last epochs
+//! ([`RelaxedParams::hard_choice_epochs`](crate::train::RelaxedParams::hard_choice_epochs));
+//! `model.json` stores the chosen sources.
 
 use super::Network;
 use super::network::ModelError;

@@ -43,9 +43,9 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
-    /// Model spec. bool: table | pseudolinear | lut:K:WxD[:O], with a head ,binary
+    /// Model spec. bool: table | pseudolinear | `lut:K:WxD[:O]`, with a head ,binary
     /// ,onehot or ,groupsum:C [default: lut:6:64x1,groupsum:C for C classes]; relaxed:
-    /// gates:WxD[:O] or lut:K:WxD[:O]; smooth: mlp:H1xH2..., conv, linear, dense,
+    /// `gates:WxD[:O]` or `lut:K:WxD[:O]`; smooth: mlp:H1xH2..., conv, linear, dense,
     /// hidden:N [default: mlp:256x128].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -176,7 +176,7 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hardware: Option<String>,
-    /// Output directory [default: runs/<data name>].
+    /// Output directory [default: runs/NAME, NAME the data set's name].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub out: Option<PathBuf>,
