@@ -32,6 +32,11 @@ fn flags_override_the_file_and_the_run_records_its_options() {
         (m["dataset"].as_str(), m["epochs"].as_u64(), m["model"].as_str()),
         (Some("wine"), Some(3), Some("lut:4:16x1,groupsum:3"))
     );
+    // The run keeps the AIG it counted: its header's AND count is metrics.json's.
+    let aig = std::fs::read(d.path().join("r/classifier.aig")).unwrap();
+    let header = String::from_utf8_lossy(&aig[..aig.iter().position(|&b| b == b'\n').unwrap()]).into_owned();
+    let ands: u64 = header.split(' ').nth(5).unwrap().parse().unwrap();
+    assert_eq!(Some(ands), m["and_nodes"].as_u64(), "{header}");
     // The effective config is a config file: running it again gives the same model.
     let effective = std::fs::read_to_string(d.path().join("r/config.toml")).unwrap();
     assert!(effective.contains("epochs = 3") && effective.contains("data = \"wine\""), "{effective}");

@@ -90,3 +90,28 @@ fn resume_refuses_other_options_and_a_missing_checkpoint() {
     let none = common::circuitlearn(&["train", "--resume", "nowhere"], d.path());
     assert_eq!(none.status.code(), Some(2), "{}", String::from_utf8_lossy(&none.stderr));
 }
+
+/// One run per directory: a live run's lock refuses a second one; a killed run's stale
+/// lock is taken over; a finished run leaves neither the lock nor the INCOMPLETE marker,
+/// and no file of an earlier run in the same directory.
+#[test]
+fn a_run_directory_belongs_to_one_run() {
+    let d = tempfile::tempdir().unwrap();
+    let out = d.path().join("r");
+    std::fs::create_dir_all(out.join("verilog")).unwrap();
+    std::fs::write(out.join("verilog/old.v"), "module old; endmodule\n").unwrap();
+    // This test's own process is alive: its lock stands.
+    std::fs::write(out.join(".lock"), format!("{}\n", std::process::id())).unwrap();
+    let o = train(&["--epochs", "1", "--out", "r"], d.path());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("another run") && err.trim().lines().count() == 1, "{err}");
+    // No process has this id (above Linux's pid_max): the lock is stale.
+    std::fs::write(out.join(".lock"), "4294967295\n").unwrap();
+    let o = train(&["--epochs", "1", "--out", "r"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    for gone in [".lock", "INCOMPLETE", "verilog/old.v"] {
+        assert!(!out.join(gone).exists(), "{gone} is left");
+    }
+    assert!(out.join("model.json").exists() && out.join("classifier.aig").exists());
+}

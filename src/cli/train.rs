@@ -18,6 +18,52 @@ use std::path::{Path, PathBuf};
 /// The effective options' file inside the run directory.
 pub const CONFIG_FILE: &str = "config.toml";
 
+/// Present in a run directory while a run writes it (and after a run that did not finish).
+pub const INCOMPLETE_FILE: &str = "INCOMPLETE";
+
+/// What a fresh run replaces in its directory, so that no file of an earlier run stays
+/// beside the new ones.
+const RUN_OUTPUTS: [&str; 6] =
+    ["model.json", "metrics.json", "classifier.aig", "verilog", CHECKPOINT_FILE, CONFIG_FILE];
+
+/// Holds `DIR/.lock` while a run writes `DIR`: a second run into the same directory is
+/// refused instead of interleaving its files. A lock left by a killed run (its process
+/// gone) is taken over.
+struct RunLock(PathBuf);
+
+impl RunLock {
+    fn take(dir: &Path) -> anyhow::Result<Self> {
+        let path = dir.join(".lock");
+        let me = format!("{}\n", std::process::id());
+        for _ in 0..2 {
+            if crate::io::create_new(&path, me.as_bytes())
+                .with_context(|| format!("creating {}", path.display()))?
+            {
+                return Ok(Self(path));
+            }
+            let holder = std::fs::read_to_string(&path).unwrap_or_default();
+            let pid: Option<u32> = holder.trim().parse().ok();
+            if pid.is_some_and(|p| Path::new(&format!("/proc/{p}")).exists()) {
+                return Err(UsageError(format!(
+                    "{}: another run (pid {}) is writing this directory; wait for it or choose another --out",
+                    dir.display(),
+                    pid.unwrap_or(0)
+                ))
+                .into());
+            }
+            // The holder is gone (killed): its lock is stale.
+            let _ = std::fs::remove_file(&path);
+        }
+        Err(UsageError(format!("{}: cannot take the run directory's lock", dir.display())).into())
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
 /// Arguments of `train`.
 #[derive(Clone, Debug, Args)]
 pub struct TrainArgs {
@@ -112,7 +158,18 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     set_threads(cfg.threads);
     let data = pipeline::load_data(&cfg).map_err(cli_error)?;
     let out = pipeline::run_dir(&cfg, &data);
+    let _lock = RunLock::take(&out)?;
+    let incomplete = out.join(INCOMPLETE_FILE);
+    crate::io::write_atomic(
+        &incomplete,
+        b"a run is writing this directory, or one stopped before it finished\n",
+    )
+    .with_context(|| format!("writing {}", incomplete.display()))?;
     if a.resume.is_none() {
+        for name in RUN_OUTPUTS {
+            let p = out.join(name);
+            let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
+        }
         let path = out.join(CONFIG_FILE);
         let text =
             format!("# circuitlearn train: the effective options of this run\n{}", effective.to_toml());
@@ -165,6 +222,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let icarus = hw.as_ref().map_or(if synth.is_some() { "none" } else { "" }, |h| h.icarus.as_str());
     let metrics = pipeline::metrics(&cfg, &data, &trained, synth.as_ref(), icarus);
     write_json_file(&out.join("metrics.json"), &metrics)?;
+    std::fs::remove_file(&incomplete).with_context(|| format!("removing {}", incomplete.display()))?;
     if a.json {
         println!("{}", serde_json::to_string(&metrics)?);
     } else {

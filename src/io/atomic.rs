@@ -52,6 +52,27 @@ pub fn write_atomic_with(
     result
 }
 
+/// Creates `path` holding `bytes` only if no file of that name exists (one atomic
+/// create-new): `Ok(false)` if one does. For lock files; creates missing parent
+/// directories.
+///
+/// # Errors
+/// Any I/O error but the file existing.
+pub fn create_new(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(path) {
+        Ok(mut f) => {
+            f.write_all(bytes)?;
+            f.sync_all()?;
+            Ok(true)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

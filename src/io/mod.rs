@@ -16,6 +16,6 @@ pub mod testbench;
 pub mod verilog;
 pub mod verilog_ring;
 
-pub use atomic::{write_atomic, write_atomic_with};
+pub use atomic::{create_new, write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};
 pub use netlist::{Netlist, PortNames};
