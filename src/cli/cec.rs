@@ -72,7 +72,7 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
             if a.json {
                 println!(
                     "{}",
-                    serde_json::json!({"equivalent": true, "method": method, "seconds": report.seconds})
+                    serde_json::json!({"equivalent": true, "method": method, "seconds": report.seconds, "sat": report.sat})
                 );
             } else {
                 println!("equivalent ({method}, {:.3}s)", report.seconds);

@@ -285,6 +285,11 @@ enum Proof {
 
 /// Whether `a == b` in `g`: two bounded calls (`a & !b`, then `!a & b`).
 fn prove(g: &Aig, cnf: &mut LazyCnf, s: &mut SatSolver, budget: &mut Budget, a: Lit, b: Lit) -> Proof {
+    if budget.exhausted() {
+        // Not even worth encoding the cones.
+        budget.skip();
+        return Proof::Undecided;
+    }
     let (Ok(x), Ok(y)) = (cnf.lit(g, a, s), cnf.lit(g, b, s)) else { return Proof::Undecided };
     for assumps in [[x, !y], [!x, y]] {
         match s.solve(&assumps, budget) {
