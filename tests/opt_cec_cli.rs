@@ -124,3 +124,49 @@ fn export_applies_a_pass_script_and_stays_equivalent() {
     );
     assert_eq!(bad.status.code(), Some(2));
 }
+
+/// The relaxed-gate Iris classifier of `tests/fixtures/fraig`.
+fn iris_classifier() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fraig/iris-gates400x2.aig")
+}
+
+#[test]
+fn cec_out_of_its_sat_budget_says_undecided_with_exit_3() {
+    let d = tempfile::tempdir().unwrap();
+    let src = iris_classifier();
+    let o =
+        circuitlearn(&["opt", src.to_str().unwrap(), "--passes", "strash,balance", "-o", "b.aig"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let tiny = ["--sat-conflicts", "1", "--sat-total-conflicts", "1"];
+    let mut args = vec!["cec", src.to_str().unwrap(), "b.aig", "--json"];
+    args.extend(tiny);
+    let c = circuitlearn(&args, d.path());
+    assert_eq!(c.status.code(), Some(3), "{}", String::from_utf8_lossy(&c.stdout));
+    let out = String::from_utf8_lossy(&c.stdout);
+    let v: serde_json::Value = serde_json::from_str(out.lines().last().unwrap()).unwrap();
+    assert_eq!((v["undecided"].as_bool(), v["equivalent"].is_null()), (Some(true), true), "{v}");
+    let c = circuitlearn(&args[..3].iter().chain(&tiny).copied().collect::<Vec<_>>(), d.path());
+    let out = String::from_utf8_lossy(&c.stdout);
+    assert!(out.starts_with("undecided (limit 1 conflicts / 300 s)"), "{out}");
+    // With the default limits the same check is decided.
+    let c = circuitlearn(&["cec", src.to_str().unwrap(), "b.aig"], d.path());
+    assert_eq!(c.status.code(), Some(0), "{}", String::from_utf8_lossy(&c.stdout));
+}
+
+#[test]
+fn opt_fraig_on_a_relaxed_gate_classifier_reports_its_sat_calls() {
+    let d = tempfile::tempdir().unwrap();
+    let src = iris_classifier();
+    let o = circuitlearn(
+        &["opt", src.to_str().unwrap(), "--passes", "strash,fraig", "--check", "-o", "f.aig", "--json"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    let fraig = &v["passes"][1];
+    assert_eq!(fraig["checked"].as_str(), Some("sat"), "{fraig}");
+    assert!(fraig["sat"]["unsat"].as_u64().is_some_and(|n| n > 0), "{fraig}");
+    assert!(fraig["ands_after"].as_u64() < fraig["ands_before"].as_u64(), "{fraig}");
+    assert!(o.stderr.is_empty(), "no progress lines with --json: {}", String::from_utf8_lossy(&o.stderr));
+}

@@ -17,7 +17,8 @@ use circuitlearn::io::verilog::{LutStyle, VerilogParams, module_name, to_verilog
 use circuitlearn::io::{Netlist, write_atomic};
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::tools::{
-    Cec, IcarusOutcome, Matching, Tool, YosysFlow, abc_cec, run_icarus, run_icarus_every, yosys_counts,
+    Cec, IcarusOutcome, Matching, Tool, ToolError, ToolLimits, YosysFlow, abc_cec, run_icarus,
+    run_icarus_every, run_icarus_limited, yosys_counts,
 };
 use common::{have, random_circuit, trained_iris};
 use std::path::{Path, PathBuf};
@@ -214,5 +215,33 @@ fn yosys_maps_an_epfl_circuit_from_verilog_and_from_its_aig() -> Result {
             }
         }
     }
+    Ok(())
+}
+
+#[test]
+fn a_timed_out_icarus_compile_leaves_no_vvp_behind() -> Result {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let n = Netlist::indexed("g", random_circuit(5, 8, 200, false));
+    let p = VerilogParams::default();
+    // A complete run first: its .vvp must not survive a later, killed compile either.
+    assert_pass(&cosimulate(d.path(), &n, &p, &random_inputs(8, 64, 0))?, 64, "complete run");
+    assert!(d.path().join("g_tb.vvp").exists());
+    let (bench, design) = (d.path().join("g_tb.v"), d.path().join("g.v"));
+    let tiny = ToolLimits { timeout: std::time::Duration::from_millis(1) };
+    match run_icarus_limited(d.path(), &bench, &design, "g_tb", 1, &tiny) {
+        Err(ToolError::TimedOut { tool, log, .. }) => {
+            assert_eq!(tool, "iverilog");
+            assert!(std::fs::read_to_string(log)?.contains("time bound"));
+        }
+        other => panic!("expected a timeout, got {other:?}"),
+    }
+    let left: Vec<String> = std::fs::read_dir(d.path())?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.contains(".vvp") && !f.ends_with(".log"))
+        .collect();
+    assert!(left.is_empty(), "a killed compile left {left:?}");
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! `circuitlearn cec A B`: are two circuit files equivalent? Exit 0 if so, 1 if not
-//! (with a counterexample), 2 on bad input.
+//! (with a counterexample), 2 on bad input, 3 when the SAT limits ran out first
+//! ("undecided": neither proven nor refuted).
 
 use super::common::UsageError;
 use super::export::load;
 use crate::aig::Aig;
 use crate::io::Netlist;
-use crate::verify::{CecParams, Verdict, cec};
+use crate::verify::{CEC_LIMITS, CecParams, SatLimits, Verdict, cec_with};
 use clap::Args;
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -23,12 +24,29 @@ pub struct CecArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Conflicts one SAT call may spend (the call for each output of the miter).
+    #[arg(long, value_name = "N", default_value_t = CEC_LIMITS.conflicts_per_call)]
+    pub sat_conflicts: u64,
+    /// Conflicts all SAT calls of the check may spend together.
+    #[arg(long, value_name = "N", default_value_t = CEC_LIMITS.conflicts)]
+    pub sat_total_conflicts: u64,
+    /// Wall-clock seconds for the SAT part of the check.
+    #[arg(long, value_name = "S", default_value_t = CEC_LIMITS.seconds)]
+    pub sat_seconds: f64,
 }
 
 /// The verdict was "not equivalent" (exit 1).
 #[derive(Debug, thiserror::Error)]
 #[error("not equivalent")]
 pub struct NotEquivalent;
+
+/// The SAT limits ran out before a verdict (exit 3).
+#[derive(Debug, thiserror::Error)]
+#[error("undecided (limit {0})")]
+pub struct Undecided(pub String);
+
+/// Exit status of an undecided check.
+pub const EXIT_UNDECIDED: i32 = 3;
 
 /// Runs `cec`.
 ///
@@ -38,7 +56,13 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
     let (na, nb) = (load(None, Some(&a.a), None)?, load(None, Some(&a.b), None)?);
     let ga = Aig::from_circuit(na.circuit(), None);
     let gb = if a.by_position { Aig::from_circuit(nb.circuit(), None) } else { reorder_by_name(&na, &nb)? };
-    let report = cec(&ga, &gb, &CecParams::default())?;
+    if a.sat_seconds.is_nan() || a.sat_seconds < 0.0 {
+        return Err(UsageError(format!("--sat-seconds must be a number >= 0, not {}", a.sat_seconds)).into());
+    }
+    let limits = SatLimits::new(a.sat_conflicts, a.sat_total_conflicts, a.sat_seconds);
+    let params = CecParams { limits, ..CecParams::default() };
+    let hook = super::common::progress_hook(a.json);
+    let report = cec_with(&ga, &gb, &params, hook.as_ref())?;
     let method = match report.method {
         crate::verify::CecMethod::Exhaustive => "exhaustive".to_string(),
         crate::verify::CecMethod::Sat => format!("sat/{}", crate::verify::solver::BACKEND),
@@ -48,7 +72,7 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
             if a.json {
                 println!(
                     "{}",
-                    serde_json::json!({"equivalent": true, "method": method, "seconds": report.seconds})
+                    serde_json::json!({"equivalent": true, "method": method, "seconds": report.seconds, "sat": report.sat})
                 );
             } else {
                 println!("equivalent ({method}, {:.3}s)", report.seconds);
@@ -69,6 +93,25 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
                 println!("  {bits}   (inputs in the order of {}: {})", a.a.display(), names.inputs.join(" "));
             }
             Err(NotEquivalent.into())
+        }
+        Verdict::Undecided { outputs } => {
+            let names = &na.names();
+            let open: Vec<&str> = outputs.iter().map(|&j| names.outputs[j].as_str()).collect();
+            let limit = limits.describe();
+            if a.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"equivalent": null, "undecided": true, "method": method, "limit": limit,
+                        "undecided_outputs": open, "seconds": report.seconds, "sat": report.sat})
+                );
+            } else {
+                println!(
+                    "undecided (limit {limit}): outputs {} neither proven nor refuted ({method}, {:.3}s)",
+                    open.join(", "),
+                    report.seconds
+                );
+            }
+            Err(Undecided(limit).into())
         }
     }
 }

@@ -16,9 +16,13 @@ use thiserror::Error;
 #[error("{0}")]
 pub struct UsageError(pub String);
 
-/// 2 when the error is bad input (data, model file, spec, usage), 1 otherwise.
+/// 2 when the error is bad input (data, model file, spec, usage), 3 for an undecided
+/// equivalence check (`cec` out of SAT limits), 1 otherwise.
 #[must_use]
 pub fn exit_code(e: &anyhow::Error) -> i32 {
+    if e.chain().any(|c| c.is::<super::cec::Undecided>()) {
+        return super::cec::EXIT_UNDECIDED;
+    }
     let bad_input = e.chain().any(|c| {
         c.is::<DataError>()
             || c.is::<ModelFileError>()
@@ -105,6 +109,39 @@ pub fn progress(len: u64, json: bool, what: &str) -> Progress {
     );
     bar.set_prefix(what.to_string());
     Progress { bar, lines: !json && !terminal, what: what.to_string() }
+}
+
+/// A progress hook for library work that reports `(what, done, total)` (SAT sweeping):
+/// a bar on a terminal; when stderr is not a terminal, one line every 5 seconds once the
+/// work has run 5 seconds (short work stays silent); `None` with `--json`.
+#[must_use]
+pub fn progress_hook(json: bool) -> Option<crate::pass::ProgressHook> {
+    use std::sync::Mutex;
+    use std::time::{Duration, Instant};
+    if json {
+        return None;
+    }
+    let terminal = std::io::stderr().is_terminal();
+    let start = Instant::now();
+    let state: Mutex<(Option<(String, Progress)>, Instant)> = Mutex::new((None, start));
+    Some(crate::pass::ProgressHook::new(move |what, done, total| {
+        let Ok(mut st) = state.lock() else { return };
+        if terminal {
+            if st.0.as_ref().is_none_or(|(w, _)| w != what) {
+                st.0 = Some((what.to_string(), progress(total as u64, false, what)));
+            }
+            if let Some((_, bar)) = &st.0 {
+                bar.set_position(done as u64);
+                if done >= total {
+                    bar.finish_and_clear();
+                    st.0 = None;
+                }
+            }
+        } else if start.elapsed() >= Duration::from_secs(5) && st.1.elapsed() >= Duration::from_secs(5) {
+            eprintln!("{what} {done}/{total} ({})", indicatif::HumanDuration(start.elapsed()));
+            st.1 = Instant::now();
+        }
+    }))
 }
 
 /// Sets the size of rayon's global pool (0 = one thread per core). Only the first call

@@ -15,7 +15,7 @@ use crate::io::testbench::{TestbenchError, concat_examples, random_inputs, write
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
 use crate::lanes::BitMatrix;
-use crate::tools::{IcarusOutcome, Tool, run_icarus_every};
+use crate::tools::{IcarusOutcome, Tool, ToolError, ToolLimits, run_icarus_limited};
 use anyhow::Context;
 use clap::{ArgGroup, Args, ValueEnum};
 use std::io::Write;
@@ -241,7 +241,8 @@ pub struct TrainedExport {
     pub verilog: PathBuf,
     /// `testbenches/<name>_tb.v`.
     pub bench: PathBuf,
-    /// Icarus result: `pass`, `fail`, `skipped` (iverilog not installed) or `error`.
+    /// Icarus result: `pass`, `fail`, `skipped` (iverilog not installed), `timeout`
+    /// (a run passed its time bound and was killed) or `error`.
     pub icarus: String,
     /// One line for the user.
     pub summary: String,
@@ -285,6 +286,12 @@ pub fn train_bench_examples(x_train: &BitMatrix, x_test: &BitMatrix) -> BitMatri
     x_test.select_examples(&(0..keep).map(|i| i * total / keep).collect::<Vec<_>>())
 }
 
+/// The time bound of each tool run (`iverilog`, then `vvp`) of the check `train` runs
+/// after training: two minutes, beyond which the check is reported `timeout` (the
+/// training is kept). [`export_trained_within`] takes another bound, e.g. the
+/// training's own time.
+pub const TRAIN_ICARUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` and a
 /// bench into `bench_dir` over [`train_bench_examples`], and runs Icarus on it if
 /// `iverilog` is on PATH: on every vector, or on every K-th one within
@@ -301,6 +308,23 @@ pub fn export_trained(
     bench_dir: &Path,
     run_icarus: bool,
 ) -> anyhow::Result<TrainedExport> {
+    let limits = run_icarus.then_some(ToolLimits { timeout: TRAIN_ICARUS_TIMEOUT });
+    export_trained_within(name, circuit, params, (x_train, x_test), verilog_dir, bench_dir, limits.as_ref())
+}
+
+/// [`export_trained`] with each Icarus run bounded by `limits` (`None`: Icarus not run).
+///
+/// # Errors
+/// As [`export_trained`].
+pub fn export_trained_within(
+    name: &str,
+    circuit: &Circuit<Bool>,
+    params: &[bool],
+    (x_train, x_test): (&BitMatrix, &BitMatrix),
+    verilog_dir: &Path,
+    bench_dir: &Path,
+    limits: Option<&ToolLimits>,
+) -> anyhow::Result<TrainedExport> {
     let module = module_name(name);
     let net = Netlist::indexed(&module, bind_params(circuit, params)?);
     let verilog = verilog_dir.join(format!("{module}.v"));
@@ -316,16 +340,20 @@ pub fn export_trained(
         String::new()
     };
     let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
-        _ if !run_icarus => ("not-run", "Icarus not run (--hardware export)".to_owned()),
-        (Ok(_), Ok(_)) => match run_icarus_every(bench_dir, &files.bench, &verilog, &files.module, step) {
-            Ok(IcarusOutcome::Pass { vectors, .. }) => {
-                ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))
+        _ if limits.is_none() => ("not-run", "Icarus not run (--hardware export)".to_owned()),
+        (Ok(_), Ok(_)) => {
+            let limits = limits.copied().unwrap_or_default();
+            match run_icarus_limited(bench_dir, &files.bench, &verilog, &files.module, step, &limits) {
+                Ok(IcarusOutcome::Pass { vectors, .. }) => {
+                    ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))
+                }
+                Ok(IcarusOutcome::Mismatch { log, .. }) => {
+                    ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
+                }
+                Err(e @ ToolError::TimedOut { .. }) => ("timeout", format!("Icarus: {e}")),
+                Err(e) => ("error", format!("Icarus: {e}")),
             }
-            Ok(IcarusOutcome::Mismatch { log, .. }) => {
-                ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
-            }
-            Err(e) => ("error", format!("Icarus: {e}")),
-        },
+        }
         (Err(e), _) | (_, Err(e)) => ("skipped", format!("Icarus check skipped: {e}")),
     };
     let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());

@@ -39,7 +39,7 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Optimise any circuit file with a pass script.
     Opt(opt::OptArgs),
-    /// Combinational equivalence of two circuit files (exit 0 equivalent, 1 not).
+    /// Combinational equivalence of two circuit files (exit 0 equivalent, 1 not, 3 undecided).
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
     Bench(bench::BenchArgs),

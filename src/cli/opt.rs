@@ -6,7 +6,8 @@ use crate::aig::Aig;
 use crate::data;
 use crate::io::Netlist;
 use crate::io::verilog::VerilogParams;
-use crate::pass::{PassContext, parse_script, run_script};
+use crate::pass::{FRAIG_LIMITS, PassContext, RunOptions, parse_script, run_script_with};
+use crate::verify::SatLimits;
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -31,6 +32,15 @@ pub struct OptArgs {
     /// Print one JSON object (the pass statistics) as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Conflicts one SAT call of `fraig` (and of `--check`) may spend [default: fraig's 100].
+    #[arg(long, value_name = "N")]
+    pub sat_conflicts: Option<u64>,
+    /// Conflicts each SAT-using pass (and each check) may spend in all [default: fraig's 2000000].
+    #[arg(long, value_name = "N")]
+    pub sat_total_conflicts: Option<u64>,
+    /// Seconds each SAT-using pass (and each check) may take [default: fraig's 60].
+    #[arg(long, value_name = "S")]
+    pub sat_seconds: Option<f64>,
 }
 
 /// Runs `opt`.
@@ -62,8 +72,20 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
         }
     };
     let script = parse_script(&a.passes, &PassContext { care })?;
+    if a.sat_seconds.is_some_and(|t| t.is_nan() || t < 0.0) {
+        return Err(UsageError("--sat-seconds must be a number >= 0".into()).into());
+    }
+    let limits = (a.sat_conflicts.is_some() || a.sat_total_conflicts.is_some() || a.sat_seconds.is_some())
+        .then(|| {
+            SatLimits::new(
+                a.sat_conflicts.unwrap_or(FRAIG_LIMITS.conflicts_per_call),
+                a.sat_total_conflicts.unwrap_or(FRAIG_LIMITS.conflicts),
+                a.sat_seconds.unwrap_or(FRAIG_LIMITS.seconds),
+            )
+        });
+    let opts = RunOptions { check: a.check, limits, progress: super::common::progress_hook(a.json) };
     let aig = Aig::from_circuit(net.circuit(), None);
-    let (out, stats) = run_script(&aig, &script, a.check)?;
+    let (out, stats) = run_script_with(&aig, &script, &opts)?;
     let result = Netlist::new(net.names().clone(), out.to_circuit())?;
     export_to(&a.output, &result, format, &VerilogParams::default())
         .with_context(|| format!("writing {}", a.output.display()))?;
@@ -79,6 +101,9 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
                 "{:10} ANDs {:>8} -> {:<8} levels {:>4} -> {:<4} {:.3}s{check}",
                 s.pass, s.ands_before, s.ands_after, s.levels_before, s.levels_after, s.seconds
             );
+            if let Some(d) = &s.detail {
+                println!("{:10} {d}", "");
+            }
         }
         println!("wrote {} ({} ANDs, {} levels)", a.output.display(), out.n_ands(), out.depth());
     }

@@ -15,7 +15,10 @@ use crate::io::verilog::{LutStyle, VerilogParams, module_name};
 use crate::io::{ModelFile, Netlist, PortNames, write_atomic, write_atomic_with};
 use crate::lanes::BitMatrix;
 use crate::pass;
-use crate::tools::{Cec, IcarusOutcome, Matching, YosysCounts, YosysFlow, abc_cec, run_icarus, yosys_counts};
+use crate::tools::{
+    Cec, IcarusOutcome, Matching, ToolLimits, YosysCounts, YosysFlow, abc_cec_limited, run_icarus_limited,
+    yosys_counts_limited,
+};
 use anyhow::Context;
 use clap::{ArgGroup, Args, ValueEnum};
 use serde::Serialize;
@@ -69,6 +72,17 @@ pub struct VerifyArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Seconds each external tool run may take before its process group is killed and
+    /// the check reported as timed out.
+    #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
+    pub tool_timeout: f64,
+}
+
+impl VerifyArgs {
+    fn tool_limits(&self) -> ToolLimits {
+        let secs = self.tool_timeout.clamp(0.0, 1e9);
+        ToolLimits { timeout: std::time::Duration::from_secs_f64(secs) }
+    }
 }
 
 /// `--yosys-flow` values.
@@ -173,6 +187,13 @@ pub struct VerifyReport {
 /// # Errors
 /// Bad input (exit 2); a missing or failing tool, or a failed check (exit 1).
 pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
+    if a.tool_timeout.is_nan() || a.tool_timeout <= 0.0 {
+        return Err(UsageError(format!(
+            "--tool-timeout must be a number of seconds > 0, not {}",
+            a.tool_timeout
+        ))
+        .into());
+    }
     set_threads(0);
     let all = !(a.icarus || a.yosys || a.abc);
     let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
@@ -212,16 +233,17 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
             None => random,
         };
         let files = write_bench(&work, &net, &inputs, a.pipeline)?;
-        let (result, vectors, log) = match run_icarus(&work, &files.bench, &verilog, &files.module)? {
-            IcarusOutcome::Pass { vectors, log } => ("pass", vectors, log),
-            IcarusOutcome::Mismatch { report, log } => {
-                failures.push(format!(
-                    "Icarus: the Verilog mismatches the simulator ({})\n{report}",
-                    log.display()
-                ));
-                ("fail", files.n_vectors, log)
-            }
-        };
+        let (result, vectors, log) =
+            match run_icarus_limited(&work, &files.bench, &verilog, &files.module, 1, &a.tool_limits())? {
+                IcarusOutcome::Pass { vectors, log } => ("pass", vectors, log),
+                IcarusOutcome::Mismatch { report, log } => {
+                    failures.push(format!(
+                        "Icarus: the Verilog mismatches the simulator ({})\n{report}",
+                        log.display()
+                    ));
+                    ("fail", files.n_vectors, log)
+                }
+            };
         let r = IcarusReport { result: result.into(), vectors, data_vectors, data, log };
         if !a.json {
             let from = if r.data_vectors > 0 {
@@ -319,7 +341,7 @@ fn yosys_checks(
     let flow = YosysFlow::from(a.yosys_flow);
     let mut check = |reference: &str, file: &str, what: &str| -> anyhow::Result<String> {
         let log = work.join(format!("{name}.cec-{what}.log"));
-        cec_verdict(work, reference, file, Matching::Names, &log, failures)
+        cec_verdict(work, reference, file, Matching::Names, (&log, &a.tool_limits()), failures)
     };
     let (input, passes, input_and_nodes, reference, input_check) = match flow {
         YosysFlow::Aig => {
@@ -360,7 +382,7 @@ fn yosys_checks(
             (verilog.to_path_buf(), None, None, reference, None)
         }
     };
-    let counts = yosys_counts(&input, name, flow)?;
+    let counts = yosys_counts_limited(&input, name, flow, &a.tool_limits())?;
     let file_name = |p: &Path| p.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let lut6_check = check(&reference, &file_name(&counts.lut6_netlist), "lut6")?;
     let ice40_check = check(&reference, &file_name(&counts.ice40_netlist), "ice40")?;
@@ -391,10 +413,10 @@ fn cec_verdict(
     reference: &str,
     file: &str,
     matching: Matching,
-    log: &Path,
+    (log, limits): (&Path, &ToolLimits),
     failures: &mut Vec<String>,
 ) -> anyhow::Result<String> {
-    Ok(match abc_cec(work, reference, file, matching, log)? {
+    Ok(match abc_cec_limited(work, reference, file, matching, log, limits)? {
         Cec::Equivalent => "equivalent".into(),
         Cec::NotEquivalent { report } => {
             failures
@@ -434,7 +456,7 @@ fn abc_checks(
         let file = format!("{name}.{ext}");
         export_to(&work.join(&file), net, format, &VerilogParams::default())?;
         let log = work.join(format!("{name}.cec-{ext}.log"));
-        cec_verdict(work, &reference, &file, matching, &log, failures)
+        cec_verdict(work, &reference, &file, matching, (&log, &a.tool_limits()), failures)
     };
     let blif = verdict(Format::Blif, "blif")?;
     let aiger = verdict(Format::Aiger, "aig")?;

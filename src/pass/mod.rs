@@ -15,16 +15,19 @@ mod balance;
 mod dc;
 pub mod exact;
 mod fraig;
+mod options;
 mod simple;
 
 pub use balance::Balance;
 pub use dc::DontCare;
-pub use fraig::Fraig;
+pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};
+pub use options::{PassRun, ProgressHook, RunOptions};
 pub use simple::{ConstProp, Strash, Sweep};
 
 use crate::aig::Aig;
 use crate::lanes::BitMatrix;
-use crate::verify::{CecParams, Verdict, cec};
+use crate::verify::solver::SatStats;
+use crate::verify::{CecParams, Verdict, cec_with};
 use serde::Serialize;
 use std::time::Instant;
 use thiserror::Error;
@@ -39,6 +42,12 @@ pub trait Pass: Send + Sync {
     }
     /// Runs the pass.
     fn run(&self, aig: &Aig) -> Aig;
+    /// Runs the pass under `opts` (SAT limits, progress) and says what it did; passes
+    /// without SAT calls or counts of their own need not override it.
+    fn run_observed(&self, aig: &Aig, opts: &RunOptions) -> PassRun {
+        let _ = opts;
+        PassRun { aig: self.run(aig), sat: None, detail: None }
+    }
 }
 
 /// What a pass did.
@@ -57,8 +66,15 @@ pub struct PassStats {
     /// Wall-clock seconds.
     pub seconds: f64,
     /// How the result was proven equivalent, when checked (`exhaustive`, `sat`), or
-    /// `not applicable` for passes that change the function.
+    /// `not applicable` for passes that change the function, or `undecided (limit N
+    /// conflicts / T s)` when the check ran out of its SAT budget.
     pub checked: Option<String>,
+    /// The pass's SAT calls (`fraig`), undecided ones included.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sat: Option<SatStats>,
+    /// The pass's own one-line report, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
 }
 
 /// Inputs some passes need beyond the AIG.
@@ -136,23 +152,44 @@ pub fn run_script(
     passes: &[Box<dyn Pass>],
     check: bool,
 ) -> Result<(Aig, Vec<PassStats>), PassError> {
+    run_script_with(aig, passes, &RunOptions { check, ..RunOptions::default() })
+}
+
+/// [`run_script`] with SAT limits and a progress hook. A check that runs out of its
+/// budget is not an error: the pass's `checked` says `undecided (limit ...)`.
+///
+/// # Errors
+/// [`PassError::NotEquivalent`] if a checked pass changed the function.
+pub fn run_script_with(
+    aig: &Aig,
+    passes: &[Box<dyn Pass>],
+    opts: &RunOptions,
+) -> Result<(Aig, Vec<PassStats>), PassError> {
     let mut cur = aig.clone();
     let mut stats = Vec::with_capacity(passes.len());
     for p in passes {
         let t0 = Instant::now();
-        let next = p.run(&cur);
+        let run = p.run_observed(&cur, opts);
+        let next = run.aig;
         let seconds = t0.elapsed().as_secs_f64();
-        let checked = if !check {
+        let checked = if !opts.check {
             None
         } else if !p.preserves_function() {
             Some("not applicable".to_string())
         } else {
-            let r = cec(&cur, &next, &CecParams::default())?;
-            if let Verdict::NotEquivalent { inputs, outputs } = r.verdict {
-                let inputs = inputs.iter().map(|&b| if b { '1' } else { '0' }).collect();
-                return Err(PassError::NotEquivalent { pass: p.name().into(), outputs, inputs });
+            let mut params = CecParams::default();
+            if let Some(l) = opts.limits {
+                params.limits = l;
             }
-            Some(format!("{:?}", r.method).to_lowercase())
+            let r = cec_with(&cur, &next, &params, opts.progress.as_ref())?;
+            match r.verdict {
+                Verdict::NotEquivalent { inputs, outputs } => {
+                    let inputs = inputs.iter().map(|&b| if b { '1' } else { '0' }).collect();
+                    return Err(PassError::NotEquivalent { pass: p.name().into(), outputs, inputs });
+                }
+                Verdict::Undecided { .. } => Some(format!("undecided (limit {})", params.limits.describe())),
+                Verdict::Equivalent => Some(format!("{:?}", r.method).to_lowercase()),
+            }
         };
         stats.push(PassStats {
             pass: p.name().into(),
@@ -162,6 +199,8 @@ pub fn run_script(
             levels_after: next.depth(),
             seconds,
             checked,
+            sat: run.sat,
+            detail: run.detail,
         });
         cur = next;
     }

@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::aig::Lit;
-use crate::verify::{CecMethod, Verdict};
+use crate::verify::solver::SatLimits;
+use crate::verify::{CecMethod, Verdict, cec};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -130,4 +131,73 @@ fn dc_keeps_outputs_on_the_care_set_and_shrinks() {
     let h = pass.run(&Strash.run(&g));
     assert_eq!(g.simulate(&care), h.simulate(&care));
     assert!(h.n_ands() < Strash.run(&g).n_ands());
+}
+
+/// The relaxed-gate Iris classifier of `tests/fixtures/fraig` (see its README).
+fn iris_classifier() -> Aig {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/fraig/iris-gates400x2.aig");
+    let (g, _) = crate::io::aiger_reader::read_aiger(std::path::Path::new(path)).unwrap();
+    Strash.run(&g)
+}
+
+#[test]
+fn fraig_on_a_relaxed_gate_classifier_ends_within_its_budget_and_is_proven() {
+    let g = iris_classifier();
+    let fraig = Fraig { limits: SatLimits::new(100, 20_000, 60.0), ..Fraig::default() };
+    let (h, stats) = fraig.run_with_stats(&g, &RunOptions::default());
+    assert!(stats.sat.conflicts <= 20_000 + 1_000, "{stats}");
+    assert!(h.n_ands() < g.n_ands(), "{} -> {}", g.n_ands(), h.n_ands());
+    assert!(stats.merged_proven > 0, "{stats}");
+    let r = cec(&g, &h, &CecParams::default()).unwrap();
+    assert_eq!((r.verdict, r.method), (Verdict::Equivalent, CecMethod::Sat));
+}
+
+#[test]
+fn a_tiny_budget_leaves_candidates_undecided_and_unmerged_never_wrong() {
+    let g = iris_classifier();
+    let fraig = Fraig { limits: SatLimits::new(1, 3, 60.0), ..Fraig::default() };
+    let (h, stats) = fraig.run_with_stats(&g, &RunOptions::default());
+    assert!(stats.undecided > 0 && stats.sat.budget_exhausted, "{stats}");
+    assert!(stats.sat.conflicts <= 20, "{stats}");
+    // Whatever was merged was proven: the result is still the same function.
+    let r = cec(&g, &h, &CecParams::default()).unwrap();
+    assert_eq!(r.verdict, Verdict::Equivalent);
+    // And a check with a tiny budget says so instead of claiming equivalence.
+    let tiny = CecParams { limits: SatLimits::new(1, 1, 60.0), ..CecParams::default() };
+    let r = cec(&g, &Fraig::default().run(&g), &tiny).unwrap();
+    assert!(
+        matches!(r.verdict, Verdict::Undecided { ref outputs } if !outputs.is_empty()),
+        "{:?}",
+        r.verdict
+    );
+    // A mutant is still caught (by simulation, no SAT budget needed).
+    let mut m = h.clone();
+    m.set_output(0, !h.outputs()[0]);
+    assert!(matches!(cec(&g, &m, &tiny).unwrap().verdict, Verdict::NotEquivalent { .. }));
+}
+
+#[test]
+fn fraig_refines_classes_with_counterexamples() {
+    // The AND of 24 inputs is 0 on every random pattern (almost surely), so it is a
+    // candidate for constant 0; SAT refutes that, and the counterexample splits it off.
+    let mut g = Aig::new(24);
+    let mut acc = g.input(0);
+    for i in 1..24 {
+        acc = g.and(acc, g.input(i));
+    }
+    g.add_output(acc);
+    let (h, stats) = Fraig::default().run_with_stats(&g, &RunOptions::default());
+    assert!(stats.refinements >= 1 && stats.sat.sat >= 1, "{stats}");
+    assert_eq!(h.n_ands(), 23);
+    assert_eq!(cec(&g, &h, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+}
+
+#[test]
+fn a_check_out_of_budget_is_reported_undecided_not_equivalent() {
+    let g = iris_classifier();
+    let script = parse_script("balance", &PassContext::default()).unwrap();
+    let opts = RunOptions { check: true, limits: Some(SatLimits::new(1, 1, 60.0)), progress: None };
+    let (_, stats) = run_script_with(&g, &script, &opts).unwrap();
+    let checked = stats[0].checked.as_deref().unwrap();
+    assert_eq!(checked, "undecided (limit 1 conflicts / 60 s)");
 }

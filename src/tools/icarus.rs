@@ -1,7 +1,7 @@
 //! Icarus Verilog co-simulation: compile a self-checking bench with its design, run it,
 //! and read the verdict it prints.
 
-use super::tool::{Tool, ToolError};
+use super::tool::{Tool, ToolError, ToolLimits};
 use std::path::{Path, PathBuf};
 
 /// What the bench reported.
@@ -51,26 +51,60 @@ pub fn run_icarus_every(
     bench_module: &str,
     step: usize,
 ) -> Result<IcarusOutcome, ToolError> {
+    run_icarus_limited(dir, bench, design, bench_module, step, &ToolLimits::default())
+}
+
+/// [`run_icarus_every`] with each of the two runs (`iverilog`, `vvp`) bounded by
+/// `limits`. The compiled `.vvp` is written under a temporary name and renamed when
+/// `iverilog` succeeds, so a killed compile never leaves a truncated `.vvp` behind.
+///
+/// # Errors
+/// As [`run_icarus`], plus [`ToolError::TimedOut`].
+pub fn run_icarus_limited(
+    dir: &Path,
+    bench: &Path,
+    design: &Path,
+    bench_module: &str,
+    step: usize,
+    limits: &ToolLimits,
+) -> Result<IcarusOutcome, ToolError> {
     // The tools run in `dir`: name every file absolutely so that does not matter.
     let io = |source| ToolError::Io { tool: Tool::Iverilog.name(), log: dir.to_path_buf(), source };
     let dir = std::path::absolute(dir).map_err(io)?;
     let (bench, design) = (std::path::absolute(bench).map_err(io)?, std::path::absolute(design).map_err(io)?);
     let dir = dir.as_path();
     let vvp_file = dir.join(format!("{bench_module}.vvp"));
+    let partial = dir.join(format!("{bench_module}.vvp.partial-{}", std::process::id()));
     let compile_log = dir.join(format!("{bench_module}.iverilog.log"));
+    // A stale compile of an earlier design must not run in place of this one.
+    let _ = std::fs::remove_file(&vvp_file);
     let args = [
         "-g2005".as_ref(),
         "-s".as_ref(),
         bench_module.as_ref(),
         "-o".as_ref(),
-        vvp_file.as_os_str(),
+        partial.as_os_str(),
         bench.as_os_str(),
         design.as_os_str(),
     ];
-    Tool::Iverilog.run_ok(&args, dir, &compile_log)?;
+    let compiled = Tool::Iverilog.run_ok_limited(&args, dir, &compile_log, limits);
+    if compiled.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    compiled?;
+    std::fs::rename(&partial, &vvp_file).map_err(|source| ToolError::Io {
+        tool: Tool::Iverilog.name(),
+        log: compile_log.clone(),
+        source,
+    })?;
     let run_log = dir.join(format!("{bench_module}.vvp.log"));
     let step = format!("+step={}", step.max(1));
-    let out = Tool::Vvp.run(&["-n".as_ref(), vvp_file.as_os_str(), step.as_ref()], dir, &run_log)?;
+    let out = Tool::Vvp.run_limited(
+        &["-n".as_ref(), vvp_file.as_os_str(), step.as_ref()],
+        dir,
+        &run_log,
+        limits,
+    )?;
     let pass = out
         .text
         .lines()

@@ -3,7 +3,7 @@
 //! iCE40 cells turned back into generic LUTs), so that a caller can prove them equivalent
 //! to what Yosys read (ABC `cec`): the counts are then counts of a checked netlist.
 
-use super::tool::{Tool, ToolError};
+use super::tool::{Tool, ToolError, ToolLimits};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -67,6 +67,20 @@ endmodule
 /// # Errors
 /// [`ToolError`] if Yosys is missing, fails, or writes no readable statistics.
 pub fn yosys_counts(input: &Path, top: &str, flow: YosysFlow) -> Result<YosysCounts, ToolError> {
+    yosys_counts_limited(input, top, flow, &ToolLimits::default())
+}
+
+/// [`yosys_counts`] with each Yosys run bounded by `limits`. Reports and netlists are
+/// written under temporary names and renamed once Yosys succeeds.
+///
+/// # Errors
+/// As [`yosys_counts`], plus [`ToolError::TimedOut`].
+pub fn yosys_counts_limited(
+    input: &Path,
+    top: &str,
+    flow: YosysFlow,
+    limits: &ToolLimits,
+) -> Result<YosysCounts, ToolError> {
     let dir = input.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let file = input.file_name().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
     let stem = input.file_stem().map(|f| f.to_string_lossy().into_owned()).unwrap_or_default();
@@ -93,9 +107,22 @@ pub fn yosys_counts(input: &Path, top: &str, flow: YosysFlow) -> Result<YosysCou
         for old in [&json, &blif] {
             let _ = std::fs::remove_file(dir.join(old));
         }
-        let script = format!("{read}; {map}; tee -q -o {json} stat -json; {to_blif}write_blif {blif}");
-        Tool::Yosys.run_ok(&["-q", "-p", &script], dir, &log)?;
+        let part = |f: &str| format!("{f}.partial-{}", std::process::id());
+        let (json_part, blif_part) = (part(&json), part(&blif));
+        let run_script =
+            format!("{read}; {map}; tee -q -o {json_part} stat -json; {to_blif}write_blif {blif_part}");
+        let ran = Tool::Yosys.run_ok_limited(&["-q", "-p", &run_script], dir, &log, limits);
         let fail = |what: String| ToolError::Failed { tool: Tool::Yosys.name(), what, log: log.clone() };
+        for (p, f) in [(&json_part, &json), (&blif_part, &blif)] {
+            if ran.is_ok() {
+                std::fs::rename(dir.join(p), dir.join(f)).map_err(|e| fail(format!("no {p}: {e}")))?;
+            } else {
+                let _ = std::fs::remove_file(dir.join(p));
+            }
+        }
+        ran?;
+        // The script as a user would run it (final names).
+        let script = format!("{read}; {map}; tee -q -o {json} stat -json; {to_blif}write_blif {blif}");
         let text = std::fs::read_to_string(dir.join(&json)).map_err(|e| fail(format!("no {json}: {e}")))?;
         let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| fail(format!("{json}: {e}")))?;
         let cells = v["design"]["num_cells_by_type"]

@@ -5,4 +5,5 @@ pub mod cec;
 pub mod cnf;
 pub mod solver;
 
-pub use cec::{CecMethod, CecParams, CecReport, Verdict, cec};
+pub use cec::{CEC_LIMITS, CecMethod, CecParams, CecReport, Verdict, cec, cec_with};
+pub use solver::{SatLimits, SatStats};
