@@ -4,7 +4,8 @@
 //! fixes the depth, then area-flow and exact-local-area passes ([`area`]) that never
 //! exceed it ([`mapper`]), and turns the chosen cuts into a [`LutNetlist`] whose tables
 //! come from simulating each cut's cone. [`check_mapping`] proves the result equivalent
-//! to the AIG (exhaustive simulation up to 16 inputs, a SAT miter beyond).
+//! to the AIG (exhaustive simulation up to 16 inputs, a SAT miter beyond, random
+//! simulation only for AIGs too large for the miter).
 //!
 //! ```
 //! use circuitlearn::aig::Aig;
@@ -19,16 +20,16 @@
 //! ```
 
 mod area;
+mod check;
 mod cuts;
 mod mapper;
 mod netlist;
 
+pub use check::{CheckOutcome, CheckParams, CheckReport, check_mapping};
 pub use cuts::MAX_LUT_INPUTS;
 pub use netlist::{Lut, LutNetlist, Signal};
 
 use crate::aig::Aig;
-use crate::verify::cec::CecError;
-use crate::verify::{CecParams, CecReport, cec};
 use cuts::Order;
 use mapper::Mapper;
 use serde::Serialize;
@@ -163,16 +164,6 @@ pub fn map_luts(aig: &Aig, params: &MapParams) -> Result<(LutNetlist, MapStats),
         seconds: t0.elapsed().as_secs_f64(),
     };
     Ok((net, stats))
-}
-
-/// Proves `net` equivalent to `aig` (inputs and outputs by position): exhaustive
-/// simulation for at most `params.exhaustive_max_inputs` inputs, a SAT miter beyond.
-///
-/// # Errors
-/// Whatever [`cec`] reports (interfaces that differ, a solver failure).
-pub fn check_mapping(aig: &Aig, net: &LutNetlist, params: &CecParams) -> Result<CecReport, CecError> {
-    let back = Aig::from_circuit(&net.to_circuit(), None);
-    cec(aig, &back, params)
 }
 
 #[cfg(test)]

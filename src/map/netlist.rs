@@ -219,6 +219,16 @@ impl LutNetlist {
         Self { n_inputs: aig.n_inputs(), luts, outputs }
     }
 
+    /// Complements the table of the LUT that drives output `j` (a broken mapping for tests).
+    #[cfg(test)]
+    pub(super) fn flip_for_test(&mut self, j: usize) {
+        if let Signal::Lut(l) = self.outputs[j] {
+            let k = self.luts[l].inputs.len();
+            self.luts[l].table.iter_mut().for_each(|w| *w = !*w);
+            trim(&mut self.luts[l].table, k);
+        }
+    }
+
     /// Number of inputs.
     #[must_use]
     pub fn n_inputs(&self) -> usize {

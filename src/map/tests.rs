@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::aig::Lit;
-use crate::verify::{CecMethod, Verdict};
+use crate::verify::CecMethod;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -33,9 +33,10 @@ fn random_aig(n_inputs: usize, n_nodes: usize, seed: u64) -> Aig {
 }
 
 fn proven(g: &Aig, net: &LutNetlist) -> CecMethod {
-    let r = check_mapping(g, net, &CecParams::default()).unwrap();
-    assert_eq!(r.verdict, Verdict::Equivalent);
-    r.method
+    match check_mapping(g, net, &CheckParams::default()).unwrap().outcome {
+        CheckOutcome::Equivalent(m) => m,
+        o => panic!("not proven: {o:?}"),
+    }
 }
 
 #[test]
@@ -106,6 +107,23 @@ fn area_recovery_never_adds_luts_on_random_logic() {
         assert!(b.luts().len() <= a.luts().len(), "seed {seed}: {} > {}", b.luts().len(), a.luts().len());
         assert!(stats.depth <= sa.passes[0].depth);
     }
+}
+
+#[test]
+fn large_wide_mappings_are_simulated_and_said_so() {
+    let g = random_aig(40, 400, 9);
+    let (mut net, _) = map_luts(&g, &MapParams::default()).unwrap();
+    let p = CheckParams { sat_max_ands: 10, random_vectors: 1000, ..CheckParams::default() };
+    let r = check_mapping(&g, &net, &p).unwrap();
+    assert_eq!(r.outcome, CheckOutcome::Undecided { vectors: 1000 });
+    assert_eq!(r.method(), "simulated");
+    // A broken table is caught by the simulation.
+    net.flip_for_test(0);
+    assert!(matches!(check_mapping(&g, &net, &p).unwrap().outcome, CheckOutcome::NotEquivalent { .. }));
+    assert!(matches!(
+        check_mapping(&g, &net, &CheckParams::default()).unwrap().outcome,
+        CheckOutcome::NotEquivalent { .. }
+    ));
 }
 
 #[test]
