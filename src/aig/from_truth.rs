@@ -5,7 +5,8 @@
 //! Sub-functions are hashed per level up to complement, so equal cofactors within one
 //! output and across outputs become one AIG node; a cofactor pair that is equal skips the
 //! variable, a complementary pair is an XOR, a constant one an AND or OR. The order is
-//! the smallest found among the natural order, its reverse, seeded random orders and
+//! the smallest found among the natural order, its reverse, the two halves of the inputs
+//! interleaved (both ways: word operands side by side), seeded random orders and
 //! sifting moves (each variable tried at every position) within a build budget.
 
 use super::{Aig, Lit};
@@ -198,6 +199,12 @@ impl Aig {
         try_order(&natural, &mut best);
         let reversed: Vec<usize> = (0..n).rev().collect();
         try_order(&reversed, &mut best);
+        // Operands side by side (a0 b0 a1 b1 ...): adders and comparators of two words.
+        let h = n.div_ceil(2);
+        let interleaved: Vec<usize> = (0..h).flat_map(|i| [i, i + h]).filter(|&v| v < n).collect();
+        try_order(&interleaved, &mut best);
+        let back: Vec<usize> = interleaved.iter().rev().copied().collect();
+        try_order(&back, &mut best);
         let mut rng = ChaCha8Rng::seed_from_u64(params.seed);
         for _ in 0..params.random_orders {
             let mut o = natural.clone();
