@@ -154,6 +154,10 @@ fn bad_input_is_one_line_naming_file_and_line_with_exit_2() {
         (&["map", cavlc.to_str().unwrap(), "--lut", "9", "-o", "x.blif"], "LUT size 9 is not supported"),
         (&["map", cavlc.to_str().unwrap(), "-o", "x.aig"], "written as .blif or .v"),
         (&["map", "missing.truth", "-o", "x.blif"], "missing.truth"),
+        (
+            &["opt", "x.v", "--passes", "strash", "-o", "x.aig"],
+            "x.v: expected a .blif, .aig, .aag, .truth or .pla file",
+        ),
     ];
     for (args, want) in cases {
         let o = circuitlearn(args, d.path());

@@ -60,7 +60,14 @@ pub fn load_any(path: &Path) -> anyhow::Result<(Netlist, Option<TruthSynthStats>
     let function = match path.extension().and_then(|e| e.to_str()) {
         Some("truth") => read_truth(path),
         Some("pla") => read_pla_function(path),
-        _ => return Ok((load(None, Some(path), None)?, None)),
+        Some("blif" | "aig" | "aag") => return Ok((load(None, Some(path), None)?, None)),
+        _ => {
+            return Err(UsageError(format!(
+                "{}: expected a .blif, .aig, .aag, .truth or .pla file",
+                path.display()
+            ))
+            .into());
+        }
     };
     let mut f: Function = function.map_err(|e| UsageError(e.to_string()))?;
     if path.extension().is_some_and(|e| e == "truth") {
