@@ -12,6 +12,7 @@ pub mod error;
 pub mod io;
 pub mod lanes;
 pub mod learn;
+pub mod map;
 pub mod pass;
 pub mod pipeline;
 pub mod smooth;

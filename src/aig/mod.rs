@@ -11,7 +11,10 @@ use crate::domain::Bool;
 use crate::pass::exact::{ExactSynthesis, TruthTable};
 use std::collections::HashMap;
 
+mod from_truth;
 mod sim;
+
+pub use from_truth::{TruthSynthParams, TruthSynthStats};
 
 /// A literal: node index times two, plus one if complemented. Node 0 is constant false,
 /// so literal 0 is false and literal 1 is true.

@@ -7,6 +7,7 @@ mod common;
 mod eval;
 mod export;
 mod iwls;
+mod map;
 mod opt;
 mod plot;
 mod repro;
@@ -39,6 +40,8 @@ pub enum Command {
     Verify(verify::VerifyArgs),
     /// Optimise any circuit file with a pass script.
     Opt(opt::OptArgs),
+    /// Map a circuit or a complete function onto K-input LUTs (BLIF or Verilog LUT netlist).
+    Map(map::MapArgs),
     /// Combinational equivalence of two circuit files (exit 0 equivalent, 1 not, 3 undecided).
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
@@ -63,6 +66,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Export(a) => export::run(&a),
         Command::Verify(a) => verify::run(&a),
         Command::Opt(a) => opt::run(&a),
+        Command::Map(a) => map::run(&a),
         Command::Cec(a) => cec::run(&a),
         Command::Bench(a) => bench::run(&a),
         Command::Plot(a) => plot::run(&a),

@@ -1,7 +1,7 @@
 //! `circuitlearn opt`: run a pass script on any circuit file and write the result.
 
 use super::common::UsageError;
-use super::export::{export_to, format_of, load};
+use super::export::{export_to, format_of};
 use crate::aig::Aig;
 use crate::data;
 use crate::io::Netlist;
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Arguments of `opt`.
 #[derive(Debug, Args)]
 pub struct OptArgs {
-    /// Input circuit: .blif, .aig or .aag.
+    /// Input: a circuit (.blif, .aig, .aag) or a complete function (.truth, fully specified .pla).
     pub input: PathBuf,
     /// Pass script, e.g. strash,fraig,balance (passes: constprop, sweep, strash, fraig, balance, dc).
     #[arg(long, default_value = "strash,fraig")]
@@ -49,7 +49,7 @@ pub struct OptArgs {
 /// Unreadable input, unknown pass, `dc` without a fitting care set (exit 2); a pass
 /// found not equivalent under `--check`, or an unwritable output (exit 1).
 pub fn run(a: &OptArgs) -> anyhow::Result<()> {
-    let net = load(None, Some(&a.input), None)?;
+    let (net, synthesis) = super::map::load_any(&a.input)?;
     let format = format_of(&a.output)?;
     let care = match &a.care {
         None => None,
@@ -92,9 +92,16 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
     if a.json {
         println!(
             "{}",
-            serde_json::json!({ "input": a.input, "output": a.output, "ands": out.n_ands(), "levels": out.depth(), "passes": stats })
+            serde_json::json!({ "input": a.input, "output": a.output, "ands": out.n_ands(), "levels": out.depth(), "passes": stats, "synthesis": synthesis })
         );
     } else {
+        if let Some(s) = &synthesis {
+            println!(
+                "synthesised {} from its truth tables: {} ANDs (exhaustively proven)",
+                a.input.display(),
+                s.ands
+            );
+        }
         for s in &stats {
             let check = s.checked.as_deref().map_or(String::new(), |c| format!(", proven by {c}"));
             println!(

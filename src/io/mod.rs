@@ -13,6 +13,7 @@ pub mod netlist;
 pub mod plot;
 pub mod smooth_model;
 pub mod testbench;
+pub mod truth;
 pub mod verilog;
 pub mod verilog_ring;
 
