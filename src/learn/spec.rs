@@ -57,7 +57,9 @@ pub struct ModelSpec {
 
 /// A model specification that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("bad model spec '{spec}': {why} (examples: lut:6:64x1,groupsum:3  table,onehot  pseudolinear)")]
+#[error(
+    "bad model spec '{spec}': {why} (examples: lut:6:64x1,groupsum:3  table,onehot  pseudolinear; relaxed: gates:1000x2)"
+)]
 pub struct SpecError {
     /// The text given.
     pub spec: String,

@@ -13,7 +13,7 @@ use serde::Serialize;
 use std::time::Instant;
 
 /// Options of [`check_mapping`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CheckParams {
     /// Options of the proof.
     pub cec: CecParams,
@@ -76,30 +76,31 @@ impl CheckReport {
 pub fn check_mapping(aig: &Aig, net: &LutNetlist, params: &CheckParams) -> Result<CheckReport, CecError> {
     let t0 = Instant::now();
     let back = Aig::from_circuit(&net.to_circuit(), None);
-    let outcome = if aig.n_inputs() <= params.cec.exhaustive_max_inputs || aig.n_ands() <= params.sat_max_ands
-    {
-        match cec(aig, &back, &params.cec)?.verdict {
-            Verdict::Equivalent => {
-                CheckOutcome::Equivalent(if aig.n_inputs() <= params.cec.exhaustive_max_inputs {
-                    CecMethod::Exhaustive
-                } else {
-                    CecMethod::Sat
-                })
-            }
-            Verdict::NotEquivalent { outputs, .. } => CheckOutcome::NotEquivalent { outputs },
-        }
-    } else {
+    // Random simulation where no proof is attempted or the proof ran out of budget.
+    let simulate = || -> Result<CheckOutcome, CecError> {
         if aig.outputs().len() != back.outputs().len() {
             return Err(CecError::Outputs { a: aig.outputs().len(), b: back.outputs().len() });
         }
         let x = random_inputs(aig.n_inputs(), params.random_vectors, 1);
         let (ya, yb) = (aig.simulate(&x), back.simulate(&x));
         let outputs: Vec<usize> = (0..aig.outputs().len()).filter(|&j| ya.row(j) != yb.row(j)).collect();
-        if outputs.is_empty() {
+        Ok(if outputs.is_empty() {
             CheckOutcome::Undecided { vectors: x.examples() }
         } else {
             CheckOutcome::NotEquivalent { outputs }
+        })
+    };
+    let exhaustive = aig.n_inputs() <= params.cec.exhaustive_max_inputs;
+    let outcome = if exhaustive || aig.n_ands() <= params.sat_max_ands {
+        match cec(aig, &back, &params.cec)?.verdict {
+            Verdict::Equivalent => {
+                CheckOutcome::Equivalent(if exhaustive { CecMethod::Exhaustive } else { CecMethod::Sat })
+            }
+            Verdict::NotEquivalent { outputs, .. } => CheckOutcome::NotEquivalent { outputs },
+            Verdict::Undecided { .. } => simulate()?,
         }
+    } else {
+        simulate()?
     };
     Ok(CheckReport { outcome, seconds: t0.elapsed().as_secs_f64() })
 }
