@@ -63,9 +63,164 @@ pub fn sop_aig(f: &TruthTable) -> Aig {
         g.add_output(if neg { !o } else { o });
         g
     };
-    let on = build(&isop(f), false);
-    let off = build(&isop(&f.not()), true);
-    if off.n_ands() < on.n_ands() { off } else { on }
+    let build_good = |cover: &[Cube], neg: bool| {
+        let mut g = Aig::new(n);
+        let o = good_factor(&mut g, cover);
+        g.add_output(if neg { !o } else { o });
+        g
+    };
+    let (on_cover, off_cover) = (isop(f), isop(&f.not()));
+    [
+        build(&on_cover, false),
+        build(&off_cover, true),
+        build_good(&on_cover, false),
+        build_good(&off_cover, true),
+    ]
+    .into_iter()
+    .min_by_key(Aig::n_ands)
+    .unwrap_or_else(|| Aig::new(n))
+}
+
+/// Whether cube `d`'s literals are all in `c`.
+fn divides(d: Cube, c: Cube) -> bool {
+    d.care & !c.care == 0 && (c.value ^ d.value) & d.care == 0
+}
+
+/// `c` without `d`'s literals.
+fn quotient(c: Cube, d: Cube) -> Cube {
+    Cube { care: c.care & !d.care, value: c.value & !d.care }
+}
+
+/// The largest cube dividing every cube of `f` (the empty cube if none).
+fn common_cube(f: &[Cube]) -> Cube {
+    let Some(&first) = f.first() else { return Cube::default() };
+    f[1..].iter().fold(first, |acc, c| {
+        let agree = acc.care & c.care & !(acc.value ^ c.value);
+        Cube { care: agree, value: acc.value & agree }
+    })
+}
+
+/// The literal (code) occurring in the most cubes, with its count.
+fn most_frequent(f: &[Cube]) -> (usize, u32) {
+    let mut count = [0u32; 64];
+    for c in f {
+        let mut care = c.care;
+        while care != 0 {
+            let v = care.trailing_zeros() as usize;
+            care &= care - 1;
+            count[lit_code(v, c.value >> v & 1 == 1)] += 1;
+        }
+    }
+    count.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map_or((0, 0), |(i, &c)| (i, c))
+}
+
+fn literal_cube(code: usize) -> Cube {
+    let v = code / 2;
+    Cube { care: 1 << v, value: u32::from(code.is_multiple_of(2)) << v }
+}
+
+/// Algebraic (weak) division: `f = q * d + r`.
+fn divide(f: &[Cube], d: &[Cube]) -> (Vec<Cube>, Vec<Cube>) {
+    let mut q: Option<Vec<Cube>> = None;
+    for &dc in d {
+        let qd: Vec<Cube> = f.iter().filter(|&&c| divides(dc, c)).map(|&c| quotient(c, dc)).collect();
+        q = Some(match q {
+            None => qd,
+            Some(prev) => prev.into_iter().filter(|c| qd.contains(c)).collect(),
+        });
+        if q.as_ref().is_some_and(Vec::is_empty) {
+            return (Vec::new(), f.to_vec());
+        }
+    }
+    let q = q.unwrap_or_default();
+    let product: Vec<Cube> = q
+        .iter()
+        .flat_map(|&a| d.iter().map(move |&b| Cube { care: a.care | b.care, value: a.value | b.value }))
+        .collect();
+    let r = f.iter().copied().filter(|c| !product.contains(c)).collect();
+    (q, r)
+}
+
+/// `f` divided by its common cube.
+fn cube_free(f: &[Cube]) -> Vec<Cube> {
+    let c = common_cube(f);
+    f.iter().map(|&x| quotient(x, c)).collect()
+}
+
+/// A level-0 kernel of `f` (SIS's quick divisor), if some literal occurs twice.
+fn quick_divisor(f: &[Cube]) -> Option<Vec<Cube>> {
+    if most_frequent(f).1 < 2 {
+        return None;
+    }
+    let mut g = f.to_vec();
+    loop {
+        let (l, k) = most_frequent(&g);
+        if k < 2 {
+            return Some(g);
+        }
+        let lc = literal_cube(l);
+        g = cube_free(&g.iter().filter(|&&c| divides(lc, c)).map(|&c| quotient(c, lc)).collect::<Vec<_>>());
+    }
+}
+
+/// SIS's good factoring: divide by a quick divisor, then factor quotient, divisor and
+/// remainder recursively.
+fn good_factor(g: &mut Aig, f: &[Cube]) -> Lit {
+    if f.is_empty() {
+        return Lit::FALSE;
+    }
+    if f.iter().any(|c| c.care == 0) {
+        return Lit::TRUE;
+    }
+    if f.len() == 1 {
+        return cube_and(g, f[0]);
+    }
+    let Some(d) = quick_divisor(f) else {
+        let terms: Vec<Lit> = f.iter().map(|&c| cube_and(g, c)).collect();
+        return or_tree(g, terms);
+    };
+    let (q, _) = divide(f, &d);
+    if q.len() == 1 {
+        return literal_factor(g, f, q[0]);
+    }
+    let q = cube_free(&q);
+    let (d, r) = divide(f, &q);
+    if d.is_empty() || q.is_empty() {
+        let terms: Vec<Lit> = f.iter().map(|&c| cube_and(g, c)).collect();
+        return or_tree(g, terms);
+    }
+    if common_cube(&d).care != 0 {
+        return literal_factor(g, f, common_cube(&d));
+    }
+    let fq = good_factor(g, &q);
+    let fd = good_factor(g, &d);
+    let prod = g.and(fq, fd);
+    let fr = good_factor(g, &r);
+    g.or(prod, fr)
+}
+
+/// Factoring by the literal of `c` that occurs most often in `f`.
+fn literal_factor(g: &mut Aig, f: &[Cube], c: Cube) -> Lit {
+    let mut best = (0usize, 0usize);
+    for v in 0..32 {
+        if let Some(p) = c.literal(v) {
+            let lc = literal_cube(lit_code(v, p));
+            let k = f.iter().filter(|&&x| divides(lc, x)).count();
+            if k > best.1 {
+                best = (lit_code(v, p), k);
+            }
+        }
+    }
+    let lc = literal_cube(best.0);
+    let (q, r) = divide(f, &[lc]);
+    let common = common_cube(&q);
+    let q = cube_free(&q);
+    let head = Cube { care: common.care | lc.care, value: common.value | lc.value };
+    let h = cube_and(g, head);
+    let fq = good_factor(g, &q);
+    let prod = g.and(h, fq);
+    let fr = good_factor(g, &r);
+    g.or(prod, fr)
 }
 
 /// A variable `v` with `f = x_v ^ g`, and `g` over the other variables.

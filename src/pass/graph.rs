@@ -53,6 +53,7 @@ pub(crate) struct Graph {
     outputs: Vec<Lit>,
     stack: Vec<usize>,
     leaf_mark: Vec<u32>,
+    level: Vec<u32>,
     trav: u32,
 }
 
@@ -71,6 +72,7 @@ impl Graph {
             outputs: aig.outputs().to_vec(),
             stack: Vec::new(),
             leaf_mark: vec![0; base],
+            level: vec![0; base],
             trav: 0,
         };
         g.fan.reserve(n);
@@ -98,6 +100,16 @@ impl Graph {
         self.dead[n]
     }
 
+    /// Reference count of `n` (resolved references, outputs included).
+    pub(crate) fn refs(&self, n: usize) -> u32 {
+        self.refs[n]
+    }
+
+    /// Logic level of `n` when it was created.
+    pub(crate) fn level(&self, n: usize) -> u32 {
+        self.level[n]
+    }
+
     /// The fan-ins of AND node `n`, resolved.
     pub(crate) fn fanins(&mut self, n: usize) -> [Lit; 2] {
         let [a, b] = self.fan[n];
@@ -112,6 +124,7 @@ impl Graph {
         self.fwd.push(NONE);
         self.dead.push(false);
         self.leaf_mark.push(0);
+        self.level.push(1 + self.level[a.node()].max(self.level[b.node()]));
         self.refs[a.node()] += 1;
         self.refs[b.node()] += 1;
         self.hash.entry(key(a, b)).or_insert(id as u32);

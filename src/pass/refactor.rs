@@ -12,6 +12,9 @@ use crate::aig::{Aig, Lit};
 use crate::io::cover::TruthTable;
 use serde::Serialize;
 
+/// Node limit of the unrestricted window.
+const WIDE_CONE: usize = 120;
+
 /// Parameters of [`refactor`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RefactorParams {
@@ -19,13 +22,15 @@ pub struct RefactorParams {
     pub zero_gain: bool,
     /// Most leaves of a cut (at most 16).
     pub max_leaves: usize,
-    /// Cones with more nodes than this are skipped.
+    /// A window stops growing at this many nodes.
     pub max_cone: usize,
+    /// Also try a window that expands shared leaves (ABC's does not), keeping the better.
+    pub wide: bool,
 }
 
 impl Default for RefactorParams {
     fn default() -> Self {
-        Self { zero_gain: false, max_leaves: 10, max_cone: 120 }
+        Self { zero_gain: false, max_leaves: 10, max_cone: 16, wide: true }
     }
 }
 
@@ -34,8 +39,6 @@ impl Default for RefactorParams {
 pub struct RefactorStats {
     /// Cones collapsed and re-synthesised.
     pub cones: usize,
-    /// Cones skipped as too large.
-    pub skipped: usize,
     /// Nodes replaced.
     pub replaced: usize,
     /// Sum of the estimated gains.
@@ -56,7 +59,15 @@ pub(crate) struct Window {
 impl Window {
     /// Grows the cut of `root`; the cone (root included) is left in `cone` in
     /// topological order.
-    pub(crate) fn cut(&mut self, g: &mut Graph, root: usize, max_leaves: usize, max_cone: usize) -> bool {
+    pub(crate) fn cut(
+        &mut self,
+        g: &mut Graph,
+        root: usize,
+        max_leaves: usize,
+        max_cone: usize,
+        fanout_stop: bool,
+        deep_ties: bool,
+    ) -> bool {
         if self.mark.len() < g.len() {
             self.mark.resize(g.len(), 0);
         }
@@ -79,18 +90,32 @@ impl Window {
                 if !g.is_and(l) {
                     continue;
                 }
-                let fresh = g.fanins(l).iter().filter(|f| self.mark[f.node()] != leaf).count();
-                if self.leaves.len() - 1 + fresh <= max_leaves && best.is_none_or(|(_, c)| fresh < c) {
+                let fresh = g
+                    .fanins(l)
+                    .iter()
+                    .filter(|f| self.mark[f.node()] != leaf && self.mark[f.node()] != inside)
+                    .count();
+                // A shared leaf is expanded only if that does not add leaves (as ABC's
+                // reconvergence-driven cuts do).
+                if fanout_stop && fresh == 2 && g.refs(l) > 2 {
+                    continue;
+                }
+                // With `deep_ties`, ties go to the deepest leaf (as ABC's), else to the first.
+                if self.leaves.len() - 1 + fresh <= max_leaves
+                    && best.is_none_or(|(j, c)| {
+                        fresh < c || (deep_ties && fresh == c && g.level(l) > g.level(self.leaves[j]))
+                    })
+                {
                     best = Some((i, fresh));
                 }
             }
             let Some((i, _)) = best else { break };
+            if inner >= max_cone {
+                break;
+            }
             let l = self.leaves.swap_remove(i);
             self.mark[l] = inside;
             inner += 1;
-            if inner > max_cone {
-                return false;
-            }
             for f in g.fanins(l) {
                 let f = f.node();
                 if self.mark[f] != leaf && self.mark[f] != inside {
@@ -164,20 +189,30 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
         if g.is_dead(n) {
             continue;
         }
-        if !w.cut(&mut g, n, max_leaves, params.max_cone) {
-            stats.skipped += 1;
-            continue;
+        // Three windows: ABC's (shared leaves are not expanded, ties to the deepest) and
+        // two unrestricted ones (ties to the deepest, ties to the first); the best wins.
+        let mut best: Option<(isize, Aig, Vec<Lit>)> = None;
+        for (fanout_stop, deep_ties) in [(true, true), (false, true), (false, false)] {
+            if !fanout_stop && !params.wide {
+                break;
+            }
+            let cone = if fanout_stop { params.max_cone } else { WIDE_CONE };
+            if !w.cut(&mut g, n, max_leaves, cone, fanout_stop, deep_ties) || w.cone.len() < 2 {
+                continue;
+            }
+            stats.cones += 1;
+            let f = collapse(&mut g, &w, n);
+            let s = factor::synthesize(&f);
+            let leaves: Vec<Lit> = w.leaves.iter().map(|&l| Lit((l * 2) as u32)).collect();
+            let Some((mffc, added)) = g.cost(n, &s, &leaves) else { continue };
+            let gain = mffc as isize - added as isize;
+            if best.as_ref().is_none_or(|b| gain > b.0) {
+                best = Some((gain, s, leaves));
+            }
         }
-        if w.cone.len() < 2 {
-            continue;
-        }
-        stats.cones += 1;
-        let f = collapse(&mut g, &w, n);
-        let s = factor::synthesize(&f);
-        let leaves: Vec<Lit> = w.leaves.iter().map(|&l| Lit((l * 2) as u32)).collect();
-        let Some((mffc, added)) = g.cost(n, &s, &leaves) else { continue };
-        let gain = mffc as isize - added as isize;
-        if gain > 0 || (gain == 0 && params.zero_gain) {
+        if let Some((gain, s, leaves)) = best
+            && (gain > 0 || (gain == 0 && params.zero_gain))
+        {
             g.apply(n, &s, &leaves, false);
             stats.replaced += 1;
             stats.estimated_gain += gain as usize;

@@ -78,7 +78,7 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
         if g.is_dead(n) {
             continue;
         }
-        if !win.cut(&mut g, n, k, 200) || win.cone.len() < 2 {
+        if !win.cut(&mut g, n, k, 200, false, false) || win.cone.len() < 2 {
             continue;
         }
         stats.windows += 1;

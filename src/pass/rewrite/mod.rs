@@ -29,11 +29,13 @@ pub struct RewriteParams {
     pub zero_gain: bool,
     /// Most cuts kept per node.
     pub cut_limit: usize,
+    /// Try every alternative structure of a class, not only the table's minimum.
+    pub alternatives: bool,
 }
 
 impl Default for RewriteParams {
     fn default() -> Self {
-        Self { zero_gain: false, cut_limit: 8 }
+        Self { zero_gain: false, cut_limit: 8, alternatives: true }
     }
 }
 
@@ -66,16 +68,87 @@ fn class_structures() -> &'static [Aig] {
     })
 }
 
-/// The class structure for `t` and the leaves (complement included) it must read, in
-/// the representative's input order, plus the output complement.
-fn structure_for(t: u16, leaves: &[Lit; 4]) -> (&'static Aig, [Lit; 4], bool) {
+/// Alternative structures of every class: the table's, the factored ISOP, and Shannon
+/// and Davio splits on each input with table cofactors; at most two nodes larger than
+/// the smallest (a larger one can share more with the graph). Built once.
+fn class_alternatives() -> &'static [Vec<Aig>] {
+    static S: OnceLock<Vec<Vec<Aig>>> = OnceLock::new();
+    S.get_or_init(|| {
+        let npn = Npn4::get();
+        npn.reps()
+            .iter()
+            .zip(class_structures())
+            .map(|(&rep, s)| {
+                let mut alts = vec![s.clone()];
+                let f = crate::io::cover::TruthTable::from_fn(4, |x| rep >> x & 1 == 1);
+                alts.push(super::factor::sop_aig(&f));
+                for v in 0..4 {
+                    for kind in 0..3 {
+                        alts.push(split(rep, v, kind));
+                    }
+                }
+                let min = alts.iter().map(Aig::n_ands).min().unwrap_or(0);
+                let mut kept: Vec<Aig> = Vec::new();
+                for a in alts {
+                    if a.n_ands() <= min + 2
+                        && !kept.iter().any(|k| k.ands() == a.ands() && k.outputs() == a.outputs())
+                    {
+                        kept.push(a);
+                    }
+                }
+                kept
+            })
+            .collect()
+    })
+}
+
+/// `rep` split on input `v`: Shannon (`kind` 0), positive (1) or negative (2) Davio,
+/// with the cofactors from the table.
+fn split(rep: u16, v: usize, kind: u8) -> Aig {
+    let cof = |val: u16| {
+        (0..16usize).fold(0u16, |t, x| {
+            let y = (x & !(1 << v)) | usize::from(val) << v;
+            t | (rep >> y & 1) << x
+        })
+    };
+    let (f0, f1) = (cof(0), cof(1));
+    let mut g = Aig::new(4);
+    let ins: Vec<Lit> = (0..4).map(|i| g.input(i)).collect();
+    let x = ins[v];
+    let o = match kind {
+        0 => {
+            let lo = instantiate4(&mut g, f0, &ins);
+            let hi = instantiate4(&mut g, f1, &ins);
+            g.mux(x, lo, hi)
+        }
+        _ => {
+            let (base, lit) = if kind == 1 { (f0, x) } else { (f1, !x) };
+            let b = instantiate4(&mut g, base, &ins);
+            let d = instantiate4(&mut g, f0 ^ f1, &ins);
+            let t = g.and(lit, d);
+            g.xor(b, t)
+        }
+    };
+    g.add_output(o);
+    g.swept()
+}
+
+/// The class of `t`, the leaves (complement included) its structures read, in the
+/// representative's input order, and the output complement.
+fn class_for(t: u16, leaves: &[Lit; 4]) -> (usize, [Lit; 4], bool) {
     let (class, tr) = Npn4::get().classify(t);
     let p = PERMS[tr.perm as usize];
     let mut sl = [Lit::FALSE; 4];
     for j in 0..4 {
         sl[j] = Lit(leaves[p[j] as usize].0 ^ u32::from(tr.neg >> j & 1));
     }
-    (&class_structures()[class], sl, tr.out)
+    (class, sl, tr.out)
+}
+
+/// The table structure for `t`, its leaves and output complement (see [`class_for`]).
+fn structure_for(t: u16, leaves: &[Lit; 4]) -> (&'static Aig, [Lit; 4], bool) {
+    let (class, sl, out) = class_for(t, leaves);
+    (&class_structures()[class], sl, out)
 }
 
 /// Builds the 4-input function `t` over `leaves` into `g` with its class's minimum
@@ -112,12 +185,19 @@ pub fn rewrite(aig: &Aig, params: &RewriteParams) -> (Aig, RewriteStats) {
                 }
                 leaves[i] = l;
             }
-            let (s, sl, out) = structure_for(c.tt, &leaves);
+            let (class, sl, out) = class_for(c.tt, &leaves);
             stats.cuts_tried += 1;
-            let Some((mffc, added)) = g.cost(n, s, &sl) else { continue };
-            let gain = mffc as isize - added as isize;
-            if best.as_ref().is_none_or(|b| gain > b.0) {
-                best = Some((gain, s, sl, out));
+            let alts: &'static [Aig] = if params.alternatives {
+                &class_alternatives()[class]
+            } else {
+                &class_alternatives()[class][..1]
+            };
+            for s in alts {
+                let Some((mffc, added)) = g.cost(n, s, &sl) else { continue };
+                let gain = mffc as isize - added as isize;
+                if best.as_ref().is_none_or(|b| gain > b.0) {
+                    best = Some((gain, s, sl, out));
+                }
             }
         }
         if let Some((gain, s, sl, out)) = best
