@@ -1,4 +1,5 @@
-//! Pins the AND counts of every shipped circuit (`circuits/epfl`, BLIF and AIGER) under
+//! Pins the AND counts of every shipped circuit (`circuits/epfl`, BLIF and AIGER, and
+//! `circuits/iscas85/c17.blif`) under
 //! `strash` and each named script. A change that raises a count fails; a change that
 //! lowers one is reported, and the pinned value should be lowered to it (keep them
 //! exact). Every result is proven equivalent to the input (SAT miter).
@@ -12,20 +13,21 @@ use std::path::Path;
 
 /// (file, strash, resyn2, compress2).
 const PINNED: &[(&str, usize, usize, usize)] = &[
-    ("cavlc.blif", 693, 645, 645),
-    ("ctrl.blif", 174, 108, 108),
-    ("dec.blif", 304, 304, 304),
-    ("int2float.blif", 260, 208, 208),
-    ("router.blif", 257, 220, 220),
-    ("cavlc.aig", 693, 645, 645),
-    ("ctrl.aig", 174, 108, 108),
-    ("dec.aig", 304, 304, 304),
-    ("int2float.aig", 260, 208, 208),
-    ("router.aig", 257, 220, 220),
+    ("iscas85/c17.blif", 6, 6, 6),
+    ("epfl/cavlc.blif", 693, 645, 645),
+    ("epfl/ctrl.blif", 174, 108, 108),
+    ("epfl/dec.blif", 304, 304, 304),
+    ("epfl/int2float.blif", 260, 208, 208),
+    ("epfl/router.blif", 257, 220, 220),
+    ("epfl/cavlc.aig", 693, 645, 645),
+    ("epfl/ctrl.aig", 174, 108, 108),
+    ("epfl/dec.aig", 304, 304, 304),
+    ("epfl/int2float.aig", 260, 208, 208),
+    ("epfl/router.aig", 257, 220, 220),
 ];
 
 fn load(name: &str) -> Aig {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl").join(name);
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits").join(name);
     if name.ends_with(".aig") {
         read_aiger(&p).unwrap().0
     } else {

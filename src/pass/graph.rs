@@ -243,6 +243,13 @@ impl Graph {
         count
     }
 
+    /// The size of the MFFC of `root` above `leaves` (root included).
+    pub(crate) fn mffc_size(&mut self, root: usize, leaves: &[Lit]) -> usize {
+        let m = self.deref(root, leaves);
+        self.reref(root);
+        m
+    }
+
     /// The nodes of the MFFC of `root` above `leaves` (root included).
     pub(crate) fn mffc_nodes(&mut self, root: usize, leaves: &[usize]) -> Vec<usize> {
         self.trav += 1;

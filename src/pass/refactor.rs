@@ -192,6 +192,7 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
         // Three windows: ABC's (shared leaves are not expanded, ties to the deepest) and
         // two unrestricted ones (ties to the deepest, ties to the first); the best wins.
         let mut best: Option<(isize, Aig, Vec<Lit>)> = None;
+        let mut tried: Vec<Vec<Lit>> = Vec::with_capacity(3);
         for (fanout_stop, deep_ties) in [(true, true), (false, true), (false, false)] {
             if !fanout_stop && !params.wide {
                 break;
@@ -200,10 +201,19 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
             if !w.cut(&mut g, n, max_leaves, cone, fanout_stop, deep_ties) || w.cone.len() < 2 {
                 continue;
             }
+            let leaves: Vec<Lit> = w.leaves.iter().map(|&l| Lit((l * 2) as u32)).collect();
+            if tried.contains(&leaves) {
+                continue;
+            }
+            tried.push(leaves.clone());
             stats.cones += 1;
             let f = collapse(&mut g, &w, n);
+            // With a one-node MFFC only a constant or a leaf can gain.
+            let trivial = f.constant().is_some() || (0..f.n_vars()).filter(|&i| f.depends_on(i)).count() <= 1;
+            if !trivial && !params.zero_gain && g.mffc_size(n, &leaves) < 2 {
+                continue;
+            }
             let s = factor::synthesize(&f);
-            let leaves: Vec<Lit> = w.leaves.iter().map(|&l| Lit((l * 2) as u32)).collect();
             let Some((mffc, added)) = g.cost(n, &s, &leaves) else { continue };
             let gain = mffc as isize - added as isize;
             if best.as_ref().is_none_or(|b| gain > b.0) {
