@@ -4,6 +4,8 @@
 //! lowers one is reported, and the pinned value should be lowered to it (keep them
 //! exact). Every result is proven equivalent to the input (SAT miter).
 
+mod common;
+
 use circuitlearn::aig::Aig;
 use circuitlearn::io::aiger_reader::read_aiger;
 use circuitlearn::io::blif_reader::read_blif;
@@ -60,4 +62,26 @@ fn and_counts_never_rise() {
     }
     println!("{}", report.join("\n"));
     assert!(risen.is_empty(), "AND counts rose:\n{}", risen.join("\n"));
+}
+
+#[test]
+fn opt_takes_a_named_script_and_proves_every_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/iscas85/c17.blif");
+    let o = common::circuitlearn(
+        &["opt", src.to_str().unwrap(), "--passes", "resyn2", "--check", "-o", "c17.aig", "--json"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(stats["ands"], 6);
+    let passes = stats["passes"].as_array().unwrap();
+    assert_eq!(passes.len(), 10);
+    assert!(passes.iter().all(|p| p["checked"] == "exhaustive"), "{passes:?}");
+    let bad = common::circuitlearn(
+        &["opt", src.to_str().unwrap(), "--passes", "balance -z", "-o", "x.aig"],
+        d.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
 }
