@@ -15,6 +15,8 @@ mod from_truth;
 mod sim;
 
 pub use from_truth::{TruthSynthParams, TruthSynthStats};
+/// Constant tables of at most this many inputs are lowered by structure search.
+const SMALL_LOWER_INPUTS: usize = 6;
 
 /// A literal: node index times two, plus one if complemented. Node 0 is constant false,
 /// so literal 0 is false and literal 1 is true.
@@ -175,13 +177,28 @@ impl Aig {
         self.or(x, y)
     }
 
-    /// A LUT by Shannon expansion on its address bits, most significant first.
+    /// A LUT: a constant table of at most six inputs by the smallest of
+    /// [`factor::synthesize`](crate::pass::factor::synthesize) and Shannon expansion,
+    /// otherwise by Shannon expansion on its address bits, most significant first.
     pub fn lut(&mut self, table: &[Lit], addr: &[Lit]) -> Lit {
         self.lut_exact(table, addr, None)
     }
 
+    /// Plain Shannon expansion (no structure search).
+    fn shannon(&mut self, table: &[Lit], addr: &[Lit]) -> Lit {
+        if table.iter().all(|&t| t == table[0]) {
+            return table[0];
+        }
+        let Some((&top, rest)) = addr.split_last() else { return table[0] };
+        let half = table.len() / 2;
+        let lo = self.shannon(&table[..half], rest);
+        let hi = self.shannon(&table[half..], rest);
+        self.mux(top, lo, hi)
+    }
+
     /// A LUT by Shannon expansion, except that constant-table cofactors of at most
-    /// `exact.0` inputs are built as minimum AIGs by exact synthesis.
+    /// `exact.0` inputs are built as minimum AIGs by exact synthesis, and other constant
+    /// tables of at most six inputs as in [`Aig::lut`].
     pub fn lut_exact(
         &mut self,
         table: &[Lit],
@@ -200,6 +217,27 @@ impl Aig {
                 return small.append_into(self, addr)[0];
             }
         }
+        if addr.len() <= SMALL_LOWER_INPUTS && table.iter().all(|&t| t == Lit::TRUE || t == Lit::FALSE) {
+            let f = crate::io::cover::TruthTable::from_fn(addr.len(), |s| table[s] == Lit::TRUE);
+            let mut shannon = Aig::new(addr.len());
+            let ins: Vec<Lit> = (0..addr.len()).map(|i| shannon.input(i)).collect();
+            let o = shannon.shannon(table, &ins);
+            shannon.add_output(o);
+            let shannon = shannon.swept();
+            let small = crate::pass::factor::synthesize(&f);
+            let best = if small.n_ands() < shannon.n_ands() { small } else { shannon };
+            return best.append_into(self, addr)[0];
+        }
+        self.shannon_exact(table, addr, exact)
+    }
+
+    /// Shannon expansion on the top address bit, the cofactors by [`Aig::lut_exact`].
+    fn shannon_exact(
+        &mut self,
+        table: &[Lit],
+        addr: &[Lit],
+        mut exact: Option<(usize, &mut ExactSynthesis)>,
+    ) -> Lit {
         let Some((&top, rest)) = addr.split_last() else { return table[0] };
         let half = table.len() / 2;
         let lo = self.lut_exact(&table[..half], rest, exact.as_mut().map(|(k, e)| (*k, &mut **e)));

@@ -33,7 +33,11 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
                 .is_some_and(crate::pipeline::PipelineError::is_bad_input)
             || matches!(
                 c.downcast_ref::<crate::pass::PassError>(),
-                Some(crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)
+                Some(
+                    crate::pass::PassError::Unknown(_)
+                        | crate::pass::PassError::Option { .. }
+                        | crate::pass::PassError::NoCareSet
+                )
             )
             || matches!(
                 c.downcast_ref::<crate::verify::cec::CecError>(),

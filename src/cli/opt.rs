@@ -17,7 +17,9 @@ use std::path::PathBuf;
 pub struct OptArgs {
     /// Input: a circuit (.blif, .aig, .aag) or a complete function (.truth, fully specified .pla).
     pub input: PathBuf,
-    /// Pass script, e.g. strash,fraig,balance (passes: constprop, sweep, strash, fraig, balance, dc).
+    /// Pass script, e.g. strash,fraig,balance or resyn2 (passes: constprop, sweep, strash, fraig,
+    /// balance, rewrite, rewrite -z, refactor, refactor -z, resub, dc; scripts: resyn, resyn2,
+    /// compress2, with a repeat count as in resyn2*2).
     #[arg(long, default_value = "strash,fraig")]
     pub passes: String,
     /// Output file; the format follows the extension (.blif, .aig, .aag, .v, .dot).

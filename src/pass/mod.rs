@@ -9,19 +9,32 @@
 //! | `strash` | structural hashing: merge AND nodes with the same fan-ins (plus `constprop`, `sweep`) |
 //! | `fraig` | SAT sweeping: merge nodes proven equivalent (or complementary) by SAT, candidates from random simulation |
 //! | `balance` | rebuild AND trees with minimum depth |
+//! | `rewrite` | DAG-aware rewriting of 4-input cuts with minimum structures per NPN class (`-z`: accept zero gain) |
+//! | `refactor` | collapse reconvergence-driven cuts (up to 10 leaves) and re-synthesise them as factored ISOPs (`-z`) |
+//! | `resub` | windowed resubstitution: re-express a node through existing nodes of its window, by simulation signatures, validated exhaustively |
 //! | `dc` | don't-care simplification against a care set (the training data): merges nodes equal on every care pattern; **changes the function outside the care set** |
 
 mod balance;
 mod dc;
 pub mod exact;
+pub mod factor;
 mod fraig;
+pub(crate) mod graph;
 mod options;
+mod refactor;
+mod resub;
+pub mod rewrite;
+mod scripts;
 mod simple;
 
 pub use balance::Balance;
 pub use dc::DontCare;
 pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};
 pub use options::{PassRun, ProgressHook, RunOptions};
+pub use refactor::{Refactor, RefactorParams, RefactorStats, refactor};
+pub use resub::{Resub, ResubParams, ResubStats, resub};
+pub use rewrite::{Rewrite, RewriteParams, RewriteStats, rewrite};
+pub use scripts::{SCRIPTS, expand_script};
 pub use simple::{ConstProp, Strash, Sweep};
 
 use crate::aig::Aig;
@@ -88,8 +101,18 @@ pub struct PassContext {
 #[derive(Debug, Error)]
 pub enum PassError {
     /// No pass of that name.
-    #[error("unknown pass '{0}'; available: constprop, sweep, strash, fraig, balance, dc")]
+    #[error(
+        "unknown pass '{0}'; available: constprop, sweep, strash, fraig, balance, rewrite, refactor, resub, dc, and the scripts resyn, resyn2, compress2"
+    )]
     Unknown(String),
+    /// An option a pass does not take.
+    #[error("pass '{pass}' has no option '{option}'")]
+    Option {
+        /// The pass.
+        pass: String,
+        /// The option.
+        option: String,
+    },
     /// `dc` without a care set.
     #[error("pass 'dc' needs a care set (the training data)")]
     NoCareSet,
@@ -115,6 +138,14 @@ pub const PASSES: &[(&str, &str)] = &[
     ("strash", "structural hashing: merge AND nodes with equal fan-ins"),
     ("fraig", "SAT sweeping: merge nodes proven equivalent"),
     ("balance", "rebuild AND trees with minimum depth"),
+    ("rewrite", "rewrite 4-input cuts with minimum NPN-class structures (-z: zero gain)"),
+    ("rewrite -z", "rewrite, accepting zero-gain replacements"),
+    (
+        "refactor",
+        "collapse reconvergence-driven cuts and re-synthesise them as factored ISOPs (-z: zero gain)",
+    ),
+    ("refactor -z", "refactor, accepting zero-gain replacements"),
+    ("resub", "windowed resubstitution by exhaustive window simulation"),
     ("dc", "merge nodes equal on the care set (changes the function outside it)"),
 ];
 
@@ -123,23 +154,44 @@ pub const PASSES: &[(&str, &str)] = &[
 /// # Errors
 /// [`PassError::Unknown`], or [`PassError::NoCareSet`] for `dc` without a care set.
 pub fn by_name(name: &str, ctx: &PassContext) -> Result<Box<dyn Pass>, PassError> {
-    Ok(match name {
+    let mut words = name.split_whitespace();
+    let head = words.next().unwrap_or("");
+    let opts: Vec<&str> = words.collect();
+    let zero = opts.contains(&"-z");
+    if let Some(bad) = opts.iter().find(|o| **o != "-z" || !matches!(head, "rewrite" | "refactor" | "resub"))
+    {
+        return Err(PassError::Option { pass: head.to_string(), option: (*bad).to_string() });
+    }
+    Ok(match head {
+        "rewrite" | "rw" => {
+            Box::new(Rewrite { params: RewriteParams { zero_gain: zero, ..RewriteParams::default() } })
+        }
+        "rwz" => Box::new(Rewrite { params: RewriteParams { zero_gain: true, ..RewriteParams::default() } }),
+        "refactor" | "rf" => {
+            Box::new(Refactor { params: RefactorParams { zero_gain: zero, ..RefactorParams::default() } })
+        }
+        "rfz" => {
+            Box::new(Refactor { params: RefactorParams { zero_gain: true, ..RefactorParams::default() } })
+        }
         "constprop" => Box::new(ConstProp),
         "sweep" => Box::new(Sweep),
         "strash" => Box::new(Strash),
         "fraig" => Box::new(Fraig::default()),
-        "balance" => Box::new(Balance),
+        "balance" | "b" => Box::new(Balance),
+        "resub" | "rs" => Box::new(Resub::default()),
         "dc" => Box::new(DontCare { care: ctx.care.clone().ok_or(PassError::NoCareSet)? }),
         other => return Err(PassError::Unknown(other.to_string())),
     })
 }
 
-/// Parses a comma-separated script of pass names.
+/// Parses a script: pass names (with options, `rewrite -z`) separated by commas or
+/// semicolons; a named script ([`SCRIPTS`]: `resyn2`, `compress2`, ...) stands for its
+/// passes.
 ///
 /// # Errors
 /// As [`by_name`], for the first bad name.
 pub fn parse_script(script: &str, ctx: &PassContext) -> Result<Vec<Box<dyn Pass>>, PassError> {
-    script.split(',').map(str::trim).filter(|s| !s.is_empty()).map(|n| by_name(n, ctx)).collect()
+    expand_script(script).iter().map(|n| by_name(n, ctx)).collect()
 }
 
 /// Runs `passes` in order. With `check`, every function-preserving pass is proven

@@ -201,3 +201,33 @@ fn a_check_out_of_budget_is_reported_undecided_not_equivalent() {
     let checked = stats[0].checked.as_deref().unwrap();
     assert_eq!(checked, "undecided (limit 1 conflicts / 60 s)");
 }
+#[test]
+fn resyn2_shrinks_and_is_proven_at_every_step() {
+    let g = random_aig(14, 500, 21);
+    let ctx = PassContext::default();
+    let script = parse_script("strash,resyn2", &ctx).unwrap();
+    assert_eq!(script.len(), 11);
+    let (h, stats) = run_script(&g, &script, true).unwrap();
+    assert!(stats.iter().all(|s| s.checked.as_deref() == Some("exhaustive")));
+    assert!(h.n_ands() < Strash.run(&g).n_ands(), "{} -> {}", g.n_ands(), h.n_ands());
+    assert!(matches!(parse_script("balance -z", &ctx), Err(PassError::Option { .. })));
+}
+
+#[test]
+fn resub_reexpresses_a_node_through_existing_ones() {
+    // y = (a & b) & c built twice, once as a & (b & c): resub (or strash + rewrite)
+    // finds one in terms of the other.
+    let mut g = Aig::new(3);
+    let (a, b, c) = (g.input(0), g.input(1), g.input(2));
+    let ab = g.and(a, b);
+    let y1 = g.and(ab, c);
+    let bc = g.and(b, c);
+    let y2 = g.and(a, bc);
+    let z = g.and(y2, !a);
+    g.add_output(y1);
+    g.add_output(y2);
+    g.add_output(z);
+    let h = Resub::default().run(&g);
+    assert!(h.n_ands() < g.n_ands(), "{} -> {}", g.n_ands(), h.n_ands());
+    assert_eq!(cec(&g, &h, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+}

@@ -1,0 +1,87 @@
+//! Pins the AND counts of every shipped circuit (`circuits/epfl`, BLIF and AIGER, and
+//! `circuits/iscas85/c17.blif`) under
+//! `strash` and each named script. A change that raises a count fails; a change that
+//! lowers one is reported, and the pinned value should be lowered to it (keep them
+//! exact). Every result is proven equivalent to the input (SAT miter).
+
+mod common;
+
+use circuitlearn::aig::Aig;
+use circuitlearn::io::aiger_reader::read_aiger;
+use circuitlearn::io::blif_reader::read_blif;
+use circuitlearn::pass::{PassContext, parse_script, run_script};
+use circuitlearn::verify::{CecParams, Verdict, cec};
+use std::path::Path;
+
+/// (file, strash, resyn2, compress2).
+const PINNED: &[(&str, usize, usize, usize)] = &[
+    ("iscas85/c17.blif", 6, 6, 6),
+    ("epfl/cavlc.blif", 693, 645, 645),
+    ("epfl/ctrl.blif", 174, 108, 108),
+    ("epfl/dec.blif", 304, 304, 304),
+    ("epfl/int2float.blif", 260, 208, 208),
+    ("epfl/router.blif", 257, 220, 220),
+    ("epfl/cavlc.aig", 693, 645, 645),
+    ("epfl/ctrl.aig", 174, 108, 108),
+    ("epfl/dec.aig", 304, 304, 304),
+    ("epfl/int2float.aig", 260, 208, 208),
+    ("epfl/router.aig", 257, 220, 220),
+];
+
+fn load(name: &str) -> Aig {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits").join(name);
+    if name.ends_with(".aig") {
+        read_aiger(&p).unwrap().0
+    } else {
+        Aig::from_circuit(read_blif(&p).unwrap().circuit(), None)
+    }
+}
+
+#[test]
+fn and_counts_never_rise() {
+    let ctx = PassContext::default();
+    let mut report = Vec::new();
+    let mut risen = Vec::new();
+    for &(name, strash, resyn2, compress2) in PINNED {
+        let g = load(name);
+        for (script, pinned) in
+            [("strash", strash), ("strash,resyn2", resyn2), ("strash,compress2", compress2)]
+        {
+            let (h, _) = run_script(&g, &parse_script(script, &ctx).unwrap(), false).unwrap();
+            assert_eq!(
+                cec(&g, &h, &CecParams::default()).unwrap().verdict,
+                Verdict::Equivalent,
+                "{name} {script}"
+            );
+            let n = h.n_ands();
+            report.push(format!("{name} {script}: {n} (pinned {pinned})"));
+            if n > pinned {
+                risen.push(format!("{name} {script}: {n} > pinned {pinned}"));
+            }
+        }
+    }
+    println!("{}", report.join("\n"));
+    assert!(risen.is_empty(), "AND counts rose:\n{}", risen.join("\n"));
+}
+
+#[test]
+fn opt_takes_a_named_script_and_proves_every_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/iscas85/c17.blif");
+    let o = common::circuitlearn(
+        &["opt", src.to_str().unwrap(), "--passes", "resyn2", "--check", "-o", "c17.aig", "--json"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    assert_eq!(stats["ands"], 6);
+    let passes = stats["passes"].as_array().unwrap();
+    assert_eq!(passes.len(), 10);
+    assert!(passes.iter().all(|p| p["checked"] == "exhaustive"), "{passes:?}");
+    let bad = common::circuitlearn(
+        &["opt", src.to_str().unwrap(), "--passes", "balance -z", "-o", "x.aig"],
+        d.path(),
+    );
+    assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
+}
