@@ -9,6 +9,7 @@ use crate::learn::ModelError;
 use crate::learn::spec::SpecError;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::io::IsTerminal;
+use std::path::Path;
 use thiserror::Error;
 
 /// A command-line value that makes no sense (bad flag combination, unknown name).
@@ -148,8 +149,84 @@ pub fn progress_hook(json: bool) -> Option<crate::pass::ProgressHook> {
     }))
 }
 
+/// The identity of an existing file: device and inode on Unix (so hard links and
+/// symbolic links to one file compare equal), the canonical path elsewhere; `None` when
+/// the path does not name an existing file.
+fn file_identity(path: &Path) -> Option<(u64, u64, std::path::PathBuf)> {
+    let meta = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((meta.dev(), meta.ino(), std::path::PathBuf::new()))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = meta;
+        Some((0, 0, std::fs::canonicalize(path).ok()?))
+    }
+}
+
+/// Refuses to run when one of `outputs` is one of `inputs` (the same file after
+/// following links: same device and inode, so hard links count), unless `force`: a
+/// command must never replace the file it reads (`opt a.blif -o a.blif`,
+/// `export --model model.json -o model.json`). Outputs that do not exist yet, and inputs
+/// that do not exist (their reader reports them), pass.
+///
+/// # Errors
+/// [`UsageError`] (exit 2) naming the output, the input and `--force`.
+pub fn refuse_overwriting_inputs(outputs: &[&Path], inputs: &[&Path], force: bool) -> Result<(), UsageError> {
+    if force {
+        return Ok(());
+    }
+    let ins: Vec<_> = inputs.iter().filter_map(|p| file_identity(p).map(|id| (id, *p))).collect();
+    for out in outputs {
+        let Some(id) = file_identity(out) else { continue };
+        if let Some((_, input)) = ins.iter().find(|(i, _)| *i == id) {
+            let same =
+                if out == input { String::new() } else { format!(" (the same file as {})", input.display()) };
+            return Err(UsageError(format!(
+                "{}: refusing to overwrite an input of this command{same}; choose another output or give --force",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// Sets the size of rayon's global pool (0 = one thread per core). Only the first call
 /// in a process takes effect.
 pub fn set_threads(n: usize) {
     let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_that_are_inputs_are_refused() {
+        let d = tempfile::tempdir().unwrap();
+        let a = d.path().join("a.blif");
+        let b = d.path().join("b.blif");
+        std::fs::write(&a, "x").unwrap();
+        std::fs::write(&b, "x").unwrap();
+        let new = d.path().join("new.blif");
+        assert!(refuse_overwriting_inputs(&[&new, &b], &[&a], false).is_ok());
+        let e = refuse_overwriting_inputs(&[&a], &[&a], false).unwrap_err().to_string();
+        assert!(e.contains("a.blif: refusing to overwrite an input") && e.contains("--force"), "{e}");
+        // The same file under another spelling.
+        let dotted = d.path().join(".").join("a.blif");
+        assert!(refuse_overwriting_inputs(&[&dotted], &[&a], false).is_err());
+        assert!(refuse_overwriting_inputs(&[&a], &[&a], true).is_ok());
+        #[cfg(unix)]
+        {
+            let hard = d.path().join("hard.blif");
+            std::fs::hard_link(&a, &hard).unwrap();
+            let e = refuse_overwriting_inputs(&[&hard], &[&a], false).unwrap_err().to_string();
+            assert!(e.contains("(the same file as"), "{e}");
+            let soft = d.path().join("soft.blif");
+            std::os::unix::fs::symlink(&a, &soft).unwrap();
+            assert!(refuse_overwriting_inputs(&[&soft], &[&a], false).is_err());
+        }
+    }
 }

@@ -2,7 +2,7 @@
 //! file (BLIF, AIGER) written as Verilog, BLIF, AIGER or DOT, optionally with a
 //! self-checking testbench. Also the export `train` does after training.
 
-use super::common::UsageError;
+use super::common::{UsageError, refuse_overwriting_inputs};
 use crate::circuit::Circuit;
 use crate::domain::{Bool, bind_params};
 use crate::io::aiger::{AigerFormat, write_netlist_aiger};
@@ -56,6 +56,9 @@ pub struct ExportArgs {
     /// Module / model name [default: the run directory's name, or the circuit file's stem].
     #[arg(long)]
     pub name: Option<String>,
+    /// Write even when an output is the input file (replacing it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Output formats.
@@ -106,7 +109,14 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         )
         .into());
     }
+    let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
+    refuse_overwriting_inputs(&[&a.output], &[input], a.force)?;
     let mut net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
+    if let Some(dir) = &a.testbench {
+        let dut = module_name(&net.names().model);
+        let (bench, vectors) = (dir.join(format!("{dut}_tb.v")), dir.join(format!("{dut}.mem")));
+        refuse_overwriting_inputs(&[&bench, &vectors], &[input], a.force)?;
+    }
     if let Some(script) = &a.passes {
         let passes = crate::pass::parse_script(script, &crate::pass::PassContext::default())?;
         let aig = crate::aig::Aig::from_circuit(net.circuit(), None);

@@ -13,7 +13,7 @@
 //! one maximises validation accuracy (fewer ANDs on ties). No retraining on the
 //! validation split, so the reported accuracy is an honest held-out figure.
 
-use super::common::{UsageError, progress};
+use super::common::{UsageError, progress, refuse_overwriting_inputs};
 use crate::aig::{Aig, LowerParams};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::data::{self, Dataset, Features};
@@ -51,6 +51,9 @@ pub struct IwlsArgs {
     /// Print the result as one JSON line.
     #[arg(long)]
     pub json: bool,
+    /// Write even when the output is one of the input files (replacing it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// What one benchmark produced.
@@ -243,6 +246,7 @@ fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// Bad input (exit 2) or an unwritable output (exit 1).
 pub fn run(a: &IwlsArgs) -> anyhow::Result<()> {
+    refuse_overwriting_inputs(&[&a.output], &[&a.train, &a.valid], a.force)?;
     let (aig, r) = solve(&a.train, &a.valid, a.max_and)?;
     write_aig(&aig, &r.name, &a.output)?;
     if a.json {

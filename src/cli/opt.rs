@@ -1,6 +1,6 @@
 //! `circuitlearn opt`: run a pass script on any circuit file and write the result.
 
-use super::common::UsageError;
+use super::common::{UsageError, refuse_overwriting_inputs};
 use super::export::{export_to, format_of};
 use crate::aig::Aig;
 use crate::data;
@@ -43,6 +43,9 @@ pub struct OptArgs {
     /// Seconds each SAT-using pass (and each check) may take [default: fraig's 60].
     #[arg(long, value_name = "S")]
     pub sat_seconds: Option<f64>,
+    /// Write even when the output is the input file (or the care set), replacing it.
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// Runs `opt`.
@@ -51,6 +54,9 @@ pub struct OptArgs {
 /// Unreadable input, unknown pass, `dc` without a fitting care set (exit 2); a pass
 /// found not equivalent under `--check`, or an unwritable output (exit 1).
 pub fn run(a: &OptArgs) -> anyhow::Result<()> {
+    let care_path = a.care.as_deref().map(std::path::Path::new);
+    let inputs: Vec<&std::path::Path> = std::iter::once(a.input.as_path()).chain(care_path).collect();
+    refuse_overwriting_inputs(&[&a.output], &inputs, a.force)?;
     let (net, synthesis) = super::map::load_any(&a.input)?;
     let format = format_of(&a.output)?;
     let care = match &a.care {

@@ -1,7 +1,7 @@
 //! `circuitlearn plot`: test accuracy against AIG AND nodes for a set of training runs
 //! (their `metrics.json`), drawn as an SVG scatter plot, one colour per training path.
 
-use super::common::UsageError;
+use super::common::{UsageError, refuse_overwriting_inputs};
 use crate::io::plot::{Point, scatter_svg};
 use crate::io::write_atomic;
 use anyhow::Context;
@@ -20,6 +20,9 @@ pub struct PlotArgs {
     /// Plot title.
     #[arg(long, default_value = "Test accuracy against AIG AND nodes")]
     pub title: String,
+    /// Write even when the output is one of the metrics files read (replacing it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// The point of one run: `and_nodes`, `test_accuracy`, the series from
@@ -55,6 +58,10 @@ fn point(path: &Path) -> anyhow::Result<Option<Point>> {
 /// # Errors
 /// A missing or malformed metrics file (exit 2); an unwritable output (exit 1).
 pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
+    let files: Vec<PathBuf> =
+        a.runs.iter().map(|r| if r.is_dir() { r.join("metrics.json") } else { r.clone() }).collect();
+    let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    refuse_overwriting_inputs(&[&a.output], &inputs, a.force)?;
     let mut points = Vec::new();
     for run in &a.runs {
         match point(run)? {

@@ -72,6 +72,10 @@ pub struct VerifyArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Run even when the work directory holds the input under a name verify writes
+    /// (replacing it).
+    #[arg(long)]
+    pub force: bool,
     /// Seconds each external tool run may take before its process group is killed and
     /// the check reported as timed out.
     #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
@@ -203,6 +207,21 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         (None, Some(m), _) => m.parent().unwrap_or(Path::new(".")).join("verify"),
         (None, None, _) => PathBuf::from("verify").join(&name),
     };
+    // Every file verify writes in `work` is `<name>...` or `verify.json`: none of them may
+    // be the file being verified.
+    let written: Vec<PathBuf> = std::fs::read_dir(&work)
+        .map(|dir| {
+            dir.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| {
+                    p.file_name()
+                        .is_some_and(|f| f.to_string_lossy().starts_with(&name) || f == "verify.json")
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let outputs: Vec<&Path> = written.iter().map(PathBuf::as_path).collect();
+    let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
+    super::common::refuse_overwriting_inputs(&outputs, &[input], a.force)?;
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
     let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline };

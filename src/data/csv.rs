@@ -1,23 +1,34 @@
-//! Comma-separated data sets.
+//! Comma-separated data sets, parsed as they are read (a gzip stream is never inflated
+//! whole) and checked against a memory limit as the parsed values grow.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
-use super::{DataError, Dataset, Features, numbered_lines, read_text, stem_of};
+use super::{DataError, Dataset, Features, MemoryLimit, for_each_line, open_text, stem_of};
 
 /// Column names that mark the label column of a plain CSV, in order of preference.
 const LABEL_COLUMNS: [&str; 4] = ["label", "class", "target", "y"];
 
-/// Reads a CSV file (gunzipped first if the name ends in `.gz`).
+/// Reads a CSV file (gunzipped on the fly if the name ends in `.gz`) within the memory
+/// the machine has now ([`MemoryLimit::available`]).
 ///
 /// The data set is named after the file stem (`iris.csv.gz` gives `iris`).
 ///
 /// # Errors
-/// [`DataError::Io`] if the file cannot be read or decompressed; otherwise any error of
-/// [`parse_csv`].
+/// As [`read_csv_within`].
 pub fn read_csv(path: &Path) -> Result<Dataset, DataError> {
-    let text = read_text(path)?;
-    parse_csv(&text, &path.display().to_string())
+    read_csv_within(path, &MemoryLimit::available())
+}
+
+/// Reads a CSV file, streaming it, and refuses it as soon as the parsed values would
+/// pass `limit`.
+///
+/// # Errors
+/// [`DataError::Io`] if the file cannot be read or decompressed; [`DataError::TooLarge`]
+/// past `limit`; otherwise any error of [`parse_csv`].
+pub fn read_csv_within(path: &Path, limit: &MemoryLimit) -> Result<Dataset, DataError> {
+    let shown = path.display().to_string();
+    parse_from(open_text(path)?, &shown, limit)
 }
 
 /// Parses CSV text; `path_for_errors` names the source in error messages and gives the
@@ -43,30 +54,214 @@ pub fn read_csv(path: &Path) -> Result<Dataset, DataError> {
 /// [`DataError::Empty`] if there are no data rows; [`DataError::Parse`] (with the 1-based
 /// line) for a row with the wrong number of fields, a feature that is not a finite number,
 /// an empty label, a class index that is not an integer or is out of range, or a row count
-/// that disagrees with a scikit-learn header.
+/// that disagrees with a scikit-learn header; [`DataError::TooLarge`] when the values
+/// would pass the memory the machine has.
 pub fn parse_csv(text: &str, path_for_errors: &str) -> Result<Dataset, DataError> {
-    let path = path_for_errors;
-    let mut rows = numbered_lines(text).filter(|(_, l)| !l.is_empty()).map(|(n, l)| (n, split_fields(l)));
-    let Some((first_line, first)) = rows.next() else {
-        return Err(DataError::Empty { path: path.to_owned() });
-    };
-    let name = stem_of(path);
-    if is_sklearn_header(&first) {
-        parse_sklearn(name, path, first_line, &first, rows)
-    } else if first.iter().all(|f| is_number(f)) {
-        let n_features = first.len().saturating_sub(1);
-        let names = (0..n_features).map(|i| format!("x{i}")).collect();
-        parse_plain(
-            name,
-            path,
-            first_line,
-            names,
-            n_features,
-            std::iter::once((first_line, first)).chain(rows),
-        )
-    } else {
-        let (names, label_col) = header_columns(path, first_line, &first)?;
-        parse_plain(name, path, first_line, names, label_col, rows)
+    parse_from(text.as_bytes(), path_for_errors, &MemoryLimit::available())
+}
+
+fn parse_from(r: impl std::io::BufRead, path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
+    let mut p = Parser { path, limit: *limit, layout: None, values: Vec::new(), labels: Vec::new() };
+    for_each_line(r, path, limit.limit(), |line, text| {
+        let text = text.trim();
+        if !text.is_empty() {
+            p.row(line, &split_fields(text))?;
+        }
+        Ok(false)
+    })?;
+    p.finish()
+}
+
+/// What the first line said.
+enum Layout {
+    /// scikit-learn's header: the row count, the features and the class names.
+    Sklearn { header_line: usize, n_samples: usize, n_features: usize, class_names: Vec<String> },
+    /// Named (or numbered) feature columns and a label column of strings, interned in the
+    /// order first seen (`label_bytes`: their total length, for the memory check).
+    Plain { names: Vec<String>, label_col: usize, classes: HashMap<String, u32>, label_bytes: u64 },
+}
+
+struct Parser<'p> {
+    path: &'p str,
+    limit: MemoryLimit,
+    layout: Option<Layout>,
+    values: Vec<f64>,
+    labels: Vec<u32>,
+}
+
+impl Parser<'_> {
+    fn row(&mut self, line: usize, fields: &[&str]) -> Result<(), DataError> {
+        let path = self.path;
+        let Some(layout) = &mut self.layout else {
+            return self.first(line, fields);
+        };
+        match layout {
+            Layout::Sklearn { n_features, class_names, .. } => {
+                let (nf, n_classes) = (*n_features, class_names.len());
+                field_count(path, line, nf.saturating_add(1), fields.len())?;
+                self.reserve(line, nf)?;
+                for (col, f) in fields[..nf].iter().enumerate() {
+                    self.values.push(number(path, line, col, f)?);
+                }
+                let class = fields[nf];
+                let index: u32 = class.parse().map_err(|_| {
+                    DataError::parse(
+                        path,
+                        line,
+                        format!(
+                            "'{class}' is not a class index (expected an integer from 0 to {})",
+                            n_classes - 1
+                        ),
+                    )
+                })?;
+                if index as usize >= n_classes {
+                    return Err(DataError::parse(
+                        path,
+                        line,
+                        format!(
+                            "class index {index} is out of range: the header names {n_classes} classes (0 to {})",
+                            n_classes - 1
+                        ),
+                    ));
+                }
+                self.labels.push(index);
+            }
+            Layout::Plain { names, label_col, .. } => {
+                let (nf, label_col) = (names.len(), *label_col);
+                field_count(path, line, nf + 1, fields.len())?;
+                self.reserve(line, nf)?;
+                let mut label = None;
+                for (col, f) in fields.iter().enumerate() {
+                    if col == label_col {
+                        if f.is_empty() {
+                            return Err(DataError::parse(
+                                path,
+                                line,
+                                format!("field {} (the label) is empty", col + 1),
+                            ));
+                        }
+                        label = Some(*f);
+                    } else {
+                        self.values.push(number(path, line, col, f)?);
+                    }
+                }
+                let label = label.unwrap_or_default();
+                let Some(Layout::Plain { classes, label_bytes, .. }) = &mut self.layout else {
+                    return Ok(());
+                };
+                let next = u32::try_from(classes.len()).unwrap_or(u32::MAX);
+                let id = match classes.get(label) {
+                    Some(&id) => id,
+                    None => {
+                        *label_bytes += label.len() as u64 + 64;
+                        classes.insert(label.to_owned(), next);
+                        next
+                    }
+                };
+                self.labels.push(id);
+            }
+        }
+        Ok(())
+    }
+
+    /// The first non-blank line: decides the layout (and is a data row when headerless).
+    fn first(&mut self, line: usize, fields: &[&str]) -> Result<(), DataError> {
+        let path = self.path;
+        if is_sklearn_header(fields) {
+            // `is_sklearn_header` checked that both leading fields parse.
+            let n_samples: usize = fields[0].parse().unwrap_or(0);
+            let n_features: usize = fields[1].parse().unwrap_or(0);
+            if n_features == 0 {
+                return Err(DataError::parse(path, line, "header says 0 features, expected at least 1"));
+            }
+            let class_names = fields[2..].iter().map(|s| (*s).to_owned()).collect();
+            self.layout = Some(Layout::Sklearn { header_line: line, n_samples, n_features, class_names });
+            return Ok(());
+        }
+        let headerless = fields.iter().all(|f| is_number(f));
+        let (names, label_col) = if headerless {
+            let n_features = fields.len().saturating_sub(1);
+            ((0..n_features).map(|i| format!("x{i}")).collect(), n_features)
+        } else {
+            header_columns(path, line, fields)?
+        };
+        if names.is_empty() {
+            return Err(DataError::parse(
+                path,
+                line,
+                "expected at least 2 fields (features, then a label), found 1",
+            ));
+        }
+        self.layout = Some(Layout::Plain { names, label_col, classes: HashMap::new(), label_bytes: 0 });
+        if headerless { self.row(line, fields) } else { Ok(()) }
+    }
+
+    /// Makes room for `more` values (and a label), checking the memory the grown buffers
+    /// (and, while they are copied, the old ones) would take.
+    fn reserve(&mut self, line: usize, more: usize) -> Result<(), DataError> {
+        let (len, cap) = (self.values.len(), self.values.capacity());
+        if len + more <= cap && self.labels.len() < self.labels.capacity() {
+            return Ok(());
+        }
+        let new_cap = (cap * 2).max(len + more).max(1024);
+        let rows = self.labels.len().max(1);
+        let new_rows = (rows * 2).max(1024);
+        let label_bytes = match &self.layout {
+            Some(Layout::Plain { label_bytes, .. }) => *label_bytes,
+            _ => 0,
+        };
+        let need = ((cap + new_cap) as u64)
+            .checked_mul(8)
+            .and_then(|v| v.checked_add(((rows + new_rows) as u64) * 4))
+            .and_then(|v| v.checked_add(label_bytes));
+        self.limit.check(self.path, &format!("the values parsed up to line {line}"), need)?;
+        self.values.reserve_exact(new_cap - len);
+        self.labels.reserve_exact(new_rows - self.labels.len());
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Dataset, DataError> {
+        let path = self.path;
+        let name = stem_of(path);
+        let Some(layout) = self.layout else {
+            return Err(DataError::Empty { path: path.to_owned() });
+        };
+        if self.labels.is_empty() {
+            return Err(DataError::Empty { path: path.to_owned() });
+        }
+        match layout {
+            Layout::Sklearn { header_line, n_samples, n_features, class_names } => {
+                if self.labels.len() != n_samples {
+                    return Err(DataError::parse(
+                        path,
+                        header_line,
+                        format!("header says {n_samples} rows, found {}", self.labels.len()),
+                    ));
+                }
+                let names = (0..n_features).map(|i| format!("x{i}")).collect();
+                Ok(Dataset {
+                    name,
+                    features: Features::Real { n_features, values: self.values, names },
+                    labels: self.labels,
+                    class_names,
+                })
+            }
+            Layout::Plain { names, classes, .. } => {
+                let class_names = sorted_classes(classes.keys().map(String::as_str));
+                let mut remap = vec![0u32; classes.len()];
+                for (new, n) in (0u32..).zip(&class_names) {
+                    remap[classes[n] as usize] = new;
+                }
+                let labels = self.labels.iter().map(|&l| remap[l as usize]).collect();
+                let n_features = names.len();
+                Ok(Dataset {
+                    name,
+                    features: Features::Real { n_features, values: self.values, names },
+                    labels,
+                    class_names,
+                })
+            }
+        }
     }
 }
 
@@ -114,62 +309,6 @@ fn field_count(path: &str, line: usize, expected: usize, found: usize) -> Result
     }
 }
 
-fn parse_sklearn<'a>(
-    name: String,
-    path: &str,
-    header_line: usize,
-    header: &[&str],
-    rows: impl Iterator<Item = (usize, Vec<&'a str>)>,
-) -> Result<Dataset, DataError> {
-    // `is_sklearn_header` checked that both leading fields parse.
-    let n_samples: usize = header[0].parse().unwrap_or(0);
-    let n_features: usize = header[1].parse().unwrap_or(0);
-    let class_names: Vec<String> = header[2..].iter().map(|s| (*s).to_owned()).collect();
-    let n_classes = class_names.len();
-    if n_features == 0 {
-        return Err(DataError::parse(path, header_line, "header says 0 features, expected at least 1"));
-    }
-    let mut values = Vec::new();
-    let mut labels = Vec::new();
-    for (line, fields) in rows {
-        field_count(path, line, n_features.saturating_add(1), fields.len())?;
-        for (col, f) in fields[..n_features].iter().enumerate() {
-            values.push(number(path, line, col, f)?);
-        }
-        let class = fields[n_features];
-        let index: u32 = class.parse().map_err(|_| {
-            DataError::parse(
-                path,
-                line,
-                format!("'{class}' is not a class index (expected an integer from 0 to {})", n_classes - 1),
-            )
-        })?;
-        if index as usize >= n_classes {
-            return Err(DataError::parse(
-                path,
-                line,
-                format!(
-                    "class index {index} is out of range: the header names {n_classes} classes (0 to {})",
-                    n_classes - 1
-                ),
-            ));
-        }
-        labels.push(index);
-    }
-    if labels.is_empty() {
-        return Err(DataError::Empty { path: path.to_owned() });
-    }
-    if labels.len() != n_samples {
-        return Err(DataError::parse(
-            path,
-            header_line,
-            format!("header says {n_samples} rows, found {}", labels.len()),
-        ));
-    }
-    let names = (0..n_features).map(|i| format!("x{i}")).collect();
-    Ok(Dataset { name, features: Features::Real { n_features, values, names }, labels, class_names })
-}
-
 /// Column names of a plain header and the index of the label column.
 fn header_columns(path: &str, line: usize, header: &[&str]) -> Result<(Vec<String>, usize), DataError> {
     if header.len() < 2 {
@@ -192,54 +331,9 @@ fn header_columns(path: &str, line: usize, header: &[&str]) -> Result<(Vec<Strin
     Ok((names, label_col))
 }
 
-/// Parses rows whose column `label_col` is a string label and all others are numbers.
-fn parse_plain<'a>(
-    name: String,
-    path: &str,
-    first_line: usize,
-    names: Vec<String>,
-    label_col: usize,
-    rows: impl Iterator<Item = (usize, Vec<&'a str>)>,
-) -> Result<Dataset, DataError> {
-    let n_features = names.len();
-    if n_features == 0 {
-        return Err(DataError::parse(
-            path,
-            first_line,
-            "expected at least 2 fields (features, then a label), found 1",
-        ));
-    }
-    let mut values = Vec::new();
-    let mut label_text: Vec<&str> = Vec::new();
-    for (line, fields) in rows {
-        field_count(path, line, n_features + 1, fields.len())?;
-        for (col, f) in fields.iter().enumerate() {
-            if col == label_col {
-                if f.is_empty() {
-                    return Err(DataError::parse(
-                        path,
-                        line,
-                        format!("field {} (the label) is empty", col + 1),
-                    ));
-                }
-                label_text.push(f);
-            } else {
-                values.push(number(path, line, col, f)?);
-            }
-        }
-    }
-    if label_text.is_empty() {
-        return Err(DataError::Empty { path: path.to_owned() });
-    }
-    let class_names = sorted_classes(&label_text);
-    let index: HashMap<&str, u32> = class_names.iter().zip(0u32..).map(|(n, i)| (n.as_str(), i)).collect();
-    let labels = label_text.iter().map(|t| index.get(t).copied().unwrap_or(0)).collect();
-    Ok(Dataset { name, features: Features::Real { n_features, values, names }, labels, class_names })
-}
-
 /// Distinct labels, numerically sorted if all are integers, else in byte order.
-fn sorted_classes(labels: &[&str]) -> Vec<String> {
-    let distinct: BTreeSet<&str> = labels.iter().copied().collect();
+fn sorted_classes<'a>(labels: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let distinct: BTreeSet<&str> = labels.collect();
     let mut names: Vec<&str> = distinct.into_iter().collect();
     let ints: Option<Vec<i128>> = names.iter().map(|s| s.parse::<i128>().ok()).collect();
     if let Some(ints) = ints {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{DataError, Dataset, Features};
+use super::{DataError, Dataset, Features, MemoryLimit};
 use crate::lanes::{BitMatrix, LANES};
 use rayon::prelude::*;
 
@@ -99,16 +99,52 @@ fn real_parts(data: &Dataset) -> Result<Option<RealParts<'_>>, DataError> {
 }
 
 impl Encoder {
-    /// Learns per-feature parameters from the rows of `data` (normally the training rows).
+    /// Learns per-feature parameters from the rows of `data` (normally the training rows),
+    /// within the memory the machine has now ([`MemoryLimit::available`]).
+    ///
+    /// # Errors
+    /// As [`fit_within`](Self::fit_within).
+    pub fn fit(encoding: &Encoding, data: &Dataset) -> Result<Encoder, DataError> {
+        Self::fit_within(encoding, data, &MemoryLimit::available())
+    }
+
+    /// [`fit`](Self::fit), first checking that the thresholds and the encoded bits of
+    /// `data` (bits per feature x features x examples) fit `limit`.
     ///
     /// # Errors
     /// [`DataError::Encode`] if `data` has real features but no examples, if a thermometer
-    /// asks for 0 bits, or if the data set's arrays disagree with its shape.
-    pub fn fit(encoding: &Encoding, data: &Dataset) -> Result<Encoder, DataError> {
+    /// asks for 0 bits, or if the data set's arrays disagree with its shape;
+    /// [`DataError::TooLarge`] past `limit`.
+    pub fn fit_within(
+        encoding: &Encoding,
+        data: &Dataset,
+        limit: &MemoryLimit,
+    ) -> Result<Encoder, DataError> {
         if let Encoding::Thermometer { bits: 0 } | Encoding::Uniform { bits: 0 } = encoding {
             return Err(DataError::Encode(
                 "thermometer and uniform encodings need at least 1 bit per feature".into(),
             ));
+        }
+        if let Features::Real { n_features, .. } = &data.features {
+            let bits = match encoding {
+                Encoding::Threshold => 1,
+                Encoding::Thermometer { bits } | Encoding::Uniform { bits } => *bits,
+            };
+            let n = data.n_examples() as u64;
+            let n_bits = (bits as u64).checked_mul(*n_features as u64);
+            // Thresholds, one sorted column, and the encoded matrix of `data`.
+            let need = n_bits.and_then(|b| {
+                b.checked_mul(8)?
+                    .checked_add(n * 8)?
+                    .checked_add(b.checked_mul(n.div_ceil(LANES as u64) * 8)?)
+            });
+            limit.check(
+                &data.name,
+                &format!(
+                    "encoding {bits} bits per feature x {n_features} features x {n} examples ({encoding:?})"
+                ),
+                need,
+            )?;
         }
         let Some((nf, values, names)) = real_parts(data)? else {
             let n = match &data.features {
@@ -148,6 +184,53 @@ impl Encoder {
             })
             .collect();
         Ok(Encoder { encoding: encoding.clone(), input: Input::Real { names: names.to_vec(), codes } })
+    }
+
+    /// Checks an encoder read from a file (a hand-edited `model.json`): one name per
+    /// feature, every feature coded as its encoding says (`threshold`: a finite range;
+    /// `thermometer:B` / `uniform:B`: exactly `B` finite thresholds), so that
+    /// [`n_bits`](Self::n_bits) is what [`fit`](Self::fit) would have produced.
+    ///
+    /// # Errors
+    /// [`DataError::Encode`] saying which feature is wrong and what was expected.
+    pub fn check(&self) -> Result<(), DataError> {
+        let Input::Real { names, codes } = &self.input else { return Ok(()) };
+        if names.len() != codes.len() {
+            return Err(DataError::Encode(format!(
+                "encoder has {} feature names for {} features",
+                names.len(),
+                codes.len()
+            )));
+        }
+        let bad =
+            |f: usize, what: String| DataError::Encode(format!("encoder feature {f} ({}): {what}", names[f]));
+        for (f, code) in codes.iter().enumerate() {
+            match (&self.encoding, code) {
+                (Encoding::Threshold, Code::Threshold { min, max }) => {
+                    if !(min.is_finite() && max.is_finite() && min <= max) {
+                        return Err(bad(f, format!("range [{min}, {max}] is not a finite interval")));
+                    }
+                }
+                (
+                    Encoding::Thermometer { bits } | Encoding::Uniform { bits },
+                    Code::Thermometer { thresholds },
+                ) => {
+                    if thresholds.len() != *bits {
+                        return Err(bad(
+                            f,
+                            format!("{} thresholds, the encoding gives {bits} per feature", thresholds.len()),
+                        ));
+                    }
+                    if let Some(t) = thresholds.iter().find(|t| !t.is_finite()) {
+                        return Err(bad(f, format!("threshold {t} is not a finite number")));
+                    }
+                }
+                (e, _) => {
+                    return Err(bad(f, format!("coded for another encoding than {e:?}")));
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The encoding this encoder was fitted with.
@@ -204,7 +287,20 @@ impl Encoder {
     /// [`DataError::Encode`] if `data` has a different kind or number of features than the
     /// data the encoder was fitted on, or its arrays disagree with its shape.
     pub fn encode(&self, data: &Dataset) -> Result<BitMatrix, DataError> {
+        self.encode_within(data, &MemoryLimit::available())
+    }
+
+    /// [`encode`](Self::encode), first checking that the encoded bits fit `limit`.
+    ///
+    /// # Errors
+    /// As [`encode`](Self::encode), and [`DataError::TooLarge`] past `limit`.
+    pub fn encode_within(&self, data: &Dataset, limit: &MemoryLimit) -> Result<BitMatrix, DataError> {
         let parts = real_parts(data)?;
+        if let (Input::Real { .. }, Some(_)) = (&self.input, &parts) {
+            let n = data.n_examples() as u64;
+            let need = (self.n_bits() as u64).checked_mul(n.div_ceil(LANES as u64) * 8);
+            limit.check(&data.name, &format!("{} encoded bits x {n} examples", self.n_bits()), need)?;
+        }
         match (&self.input, &data.features, parts) {
             (Input::Bits { n }, Features::Bits(m), _) if m.rows() == *n => {
                 if m.examples() == data.n_examples() {

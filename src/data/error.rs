@@ -48,6 +48,18 @@ pub enum DataError {
         /// File name as given by the user.
         path: String,
     },
+    /// The data would take more memory than the limit allows (checked before allocating).
+    #[error("{path}: {what} would take {need}, more than the {limit}")]
+    TooLarge {
+        /// File (or data set) name.
+        path: String,
+        /// What would be allocated.
+        what: String,
+        /// How much, in words (`3.9 GiB`).
+        need: String,
+        /// The limit and where it came from.
+        limit: String,
+    },
     /// An encoder cannot be fitted, or cannot encode the data it was given.
     #[error("{0}")]
     Encode(String),

@@ -6,12 +6,13 @@
 //! bytes actually present before it keeps anything sized by them: a header that claims
 //! more (or fewer) elements than the file holds is an error naming the file and the byte
 //! offset, never a huge allocation or a panic. Gzip streams are decompressed only up to
-//! the size the header claims plus one byte.
+//! the size the header claims plus one byte, and a claim larger than the memory limit
+//! ([`MemoryLimit`]) is refused before anything is read.
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use super::{DataError, Dataset, Features};
+use super::{DataError, Dataset, Features, MemoryLimit};
 
 /// The element type named by an IDX header's third magic byte.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,8 +115,17 @@ impl LabelledImages {
     /// Any error of [`read_images`] or [`read_labels`]; [`DataError::Binary`] (offset 4 of
     /// the label file, its count) if the counts differ.
     pub fn read(images: &Path, labels: &Path) -> Result<Self, DataError> {
-        let images = read_images(images)?;
-        let label_bytes = read_labels(labels)?;
+        Self::read_within(images, labels, &MemoryLimit::available())
+    }
+
+    /// [`read`](Self::read) within `limit`.
+    ///
+    /// # Errors
+    /// As [`read`](Self::read), and [`DataError::TooLarge`] for a file whose header claims
+    /// more than `limit`.
+    pub fn read_within(images: &Path, labels: &Path, limit: &MemoryLimit) -> Result<Self, DataError> {
+        let images = read_images_within(images, limit)?;
+        let label_bytes = read_labels_within(labels, limit)?;
         if label_bytes.len() != images.count {
             return Err(DataError::binary(
                 labels,
@@ -132,6 +142,26 @@ impl LabelledImages {
     /// # Errors
     /// [`DataError::Encode`] if a label is not below the number of classes.
     pub fn to_dataset(&self, name: &str, class_names: &[&str]) -> Result<Dataset, DataError> {
+        self.to_dataset_within(name, class_names, &MemoryLimit::available())
+    }
+
+    /// [`to_dataset`](Self::to_dataset) within `limit` (eight bytes per pixel).
+    ///
+    /// # Errors
+    /// As [`to_dataset`](Self::to_dataset), and [`DataError::TooLarge`] when the features
+    /// would pass `limit`.
+    pub fn to_dataset_within(
+        &self,
+        name: &str,
+        class_names: &[&str],
+        limit: &MemoryLimit,
+    ) -> Result<Dataset, DataError> {
+        let need = (self.images.pixels.len() as u64).checked_mul(8);
+        limit.check(
+            name,
+            &format!("{} images of {} pixels as numbers", self.images.count, self.images.pixels_per_image()),
+            need,
+        )?;
         let max = self.labels.iter().copied().max().map_or(0, usize::from);
         let names: Vec<String> = if class_names.is_empty() {
             (0..=max).map(|c| c.to_string()).collect()
@@ -188,10 +218,19 @@ pub struct ImageSplits {
 /// [`DataError::Io`] naming the missing file if one of the four is absent; otherwise any
 /// error of [`LabelledImages::read`].
 pub fn read_image_dir(dir: &Path) -> Result<ImageSplits, DataError> {
+    read_image_dir_within(dir, &MemoryLimit::available())
+}
+
+/// [`read_image_dir`] within `limit` (each file's claim is checked against the memory
+/// left when it is read).
+///
+/// # Errors
+/// As [`read_image_dir`], and [`DataError::TooLarge`].
+pub fn read_image_dir_within(dir: &Path, limit: &MemoryLimit) -> Result<ImageSplits, DataError> {
     let part = |prefix: &str| -> Result<LabelledImages, DataError> {
         let images = find(dir, &format!("{prefix}-images-idx3-ubyte"))?;
         let labels = find(dir, &format!("{prefix}-labels-idx1-ubyte"))?;
-        LabelledImages::read(&images, &labels)
+        LabelledImages::read_within(&images, &labels, limit)
     };
     Ok(ImageSplits { train: part("train")?, test: part("t10k")? })
 }
@@ -218,7 +257,15 @@ fn find(dir: &Path, stem: &str) -> Result<PathBuf, DataError> {
 /// Any error of [`read_idx`]; [`DataError::Binary`] at offset 2 if the file is not
 /// unsigned bytes in three dimensions.
 pub fn read_images(path: &Path) -> Result<Images, DataError> {
-    let a = read_idx(path)?;
+    read_images_within(path, &MemoryLimit::available())
+}
+
+/// [`read_images`] within `limit`.
+///
+/// # Errors
+/// As [`read_images`], and [`DataError::TooLarge`].
+pub fn read_images_within(path: &Path, limit: &MemoryLimit) -> Result<Images, DataError> {
+    let a = read_idx_within(path, limit)?;
     expect_shape(&a, 3, path)?;
     Ok(Images { count: a.dims[0], rows: a.dims[1], cols: a.dims[2], pixels: a.bytes })
 }
@@ -229,7 +276,15 @@ pub fn read_images(path: &Path) -> Result<Images, DataError> {
 /// Any error of [`read_idx`]; [`DataError::Binary`] at offset 2 if the file is not
 /// unsigned bytes in one dimension.
 pub fn read_labels(path: &Path) -> Result<Vec<u8>, DataError> {
-    let a = read_idx(path)?;
+    read_labels_within(path, &MemoryLimit::available())
+}
+
+/// [`read_labels`] within `limit`.
+///
+/// # Errors
+/// As [`read_labels`], and [`DataError::TooLarge`].
+pub fn read_labels_within(path: &Path, limit: &MemoryLimit) -> Result<Vec<u8>, DataError> {
+    let a = read_idx_within(path, limit)?;
     expect_shape(&a, 1, path)?;
     Ok(a.bytes)
 }
@@ -257,14 +312,22 @@ fn expect_shape(a: &IdxArray, ndims: usize, path: &Path) -> Result<(), DataError
 /// magic is wrong, the header is cut short, or the element count the dimensions give
 /// disagrees with the bytes that follow the header.
 pub fn read_idx(path: &Path) -> Result<IdxArray, DataError> {
+    read_idx_within(path, &MemoryLimit::available())
+}
+
+/// [`read_idx`], refusing a header that claims more than `limit` before reading the data.
+///
+/// # Errors
+/// As [`read_idx`], and [`DataError::TooLarge`].
+pub fn read_idx_within(path: &Path, limit: &MemoryLimit) -> Result<IdxArray, DataError> {
     let io = |source| DataError::Io { path: path.display().to_string(), source };
     let file = std::fs::File::open(path).map_err(io)?;
     let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
     if gz {
-        parse_idx(flate2::read::GzDecoder::new(std::io::BufReader::new(file)), None, path)
+        parse_idx(flate2::read::GzDecoder::new(std::io::BufReader::new(file)), None, path, limit)
     } else {
         let len = file.metadata().map_err(io)?.len();
-        parse_idx(std::io::BufReader::new(file), Some(len), path)
+        parse_idx(std::io::BufReader::new(file), Some(len), path, limit)
     }
 }
 
@@ -273,15 +336,21 @@ pub fn read_idx(path: &Path) -> Result<IdxArray, DataError> {
 /// # Errors
 /// As [`read_idx`].
 pub fn parse_idx_bytes(bytes: &[u8], gz: bool, path: &Path) -> Result<IdxArray, DataError> {
+    let limit = MemoryLimit::available();
     if gz {
-        parse_idx(flate2::read::GzDecoder::new(bytes), None, path)
+        parse_idx(flate2::read::GzDecoder::new(bytes), None, path, &limit)
     } else {
-        parse_idx(bytes, Some(bytes.len() as u64), path)
+        parse_idx(bytes, Some(bytes.len() as u64), path, &limit)
     }
 }
 
 /// Parses an IDX stream; `known_len` is the total length when it is known up front.
-fn parse_idx(mut r: impl Read, known_len: Option<u64>, path: &Path) -> Result<IdxArray, DataError> {
+fn parse_idx(
+    mut r: impl Read,
+    known_len: Option<u64>,
+    path: &Path,
+    limit: &MemoryLimit,
+) -> Result<IdxArray, DataError> {
     let io = |source| DataError::Io { path: path.display().to_string(), source };
     let mut magic = [0u8; 4];
     let got = read_up_to(&mut r, &mut magic).map_err(io)?;
@@ -331,6 +400,11 @@ fn parse_idx(mut r: impl Read, known_len: Option<u64>, path: &Path) -> Result<Id
             return Err(mismatch(found.to_string()));
         }
     }
+    limit.check(
+        &path.display().to_string(),
+        &format!("the {claimed} data bytes its header claims"),
+        Some(claimed),
+    )?;
     // The stream is read up to one byte past the claim, so a lying header costs at most the
     // bytes actually present; the buffer grows with the data, not with the claim.
     let mut bytes = Vec::new();

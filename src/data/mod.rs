@@ -6,17 +6,19 @@ mod csv;
 mod encode;
 mod error;
 pub mod idx;
+mod memory;
 mod pla;
 mod split;
 
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 pub use builtin::{BUILTIN_NAMES, builtin};
-pub use csv::{parse_csv, read_csv};
+pub use csv::{parse_csv, read_csv, read_csv_within};
 pub use encode::{Encoder, Encoding};
 pub use error::DataError;
-pub use pla::{parse_pla, read_pla};
+pub use memory::{BadMemorySize, LimitOrigin, MemoryLimit};
+pub use pla::{parse_pla, read_pla, read_pla_within};
 pub use split::{first_per_class, random_split, stratified_split};
 
 use crate::lanes::BitMatrix;
@@ -96,26 +98,91 @@ impl Dataset {
 /// [`DataError::Unknown`] if `name_or_path` is neither a built-in name nor a path with a
 /// known extension; otherwise any error of [`read_csv`] or [`read_pla`].
 pub fn load(name_or_path: &str) -> Result<Dataset, DataError> {
+    load_within(name_or_path, &MemoryLimit::available())
+}
+
+/// [`load`] keeping what it parses within `limit` (files are streamed, gzip included,
+/// so only the parsed data is held; the check is made as it grows).
+///
+/// # Errors
+/// As [`load`], and [`DataError::TooLarge`] when the parsed data would pass `limit`.
+pub fn load_within(name_or_path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
     if let Some(result) = builtin(name_or_path) {
         return result;
     }
     let lower = name_or_path.to_ascii_lowercase();
     let path = Path::new(name_or_path);
     if lower.ends_with(".csv") || lower.ends_with(".csv.gz") {
-        read_csv(path)
+        read_csv_within(path, limit)
     } else if lower.ends_with(".pla") || lower.ends_with(".pla.gz") {
-        read_pla(path)
+        read_pla_within(path, limit)
     } else {
         Err(DataError::Unknown(name_or_path.to_owned()))
     }
 }
 
-/// Reads `path` as UTF-8 text, gunzipping it first if its name ends in `.gz`.
-pub(crate) fn read_text(path: &Path) -> Result<String, DataError> {
+/// A buffered reader of `path`'s text, gunzipping on the fly if its name ends in `.gz`.
+pub(crate) fn open_text(path: &Path) -> Result<Box<dyn BufRead>, DataError> {
     let shown = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| DataError::Io { path: shown.clone(), source })?;
+    let file = std::fs::File::open(path).map_err(|source| DataError::Io { path: shown, source })?;
     let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    decode_text(&bytes, gz, &shown)
+    Ok(if gz {
+        Box::new(std::io::BufReader::new(flate2::read::GzDecoder::new(std::io::BufReader::new(file))))
+    } else {
+        Box::new(std::io::BufReader::new(file))
+    })
+}
+
+/// Calls `f` on each line of `r` with its 1-based number (the `\n` removed, a byte-order
+/// mark on line 1 removed), until `f` returns `true` or the text ends. Only one line is
+/// held at a time; a line may be at most `max_line` bytes.
+///
+/// # Errors
+/// [`DataError::Io`] for a read or gzip failure, [`DataError::Parse`] at the line for text
+/// that is not UTF-8, a line longer than `max_line`, or more than [`MAX_TEXT_BYTES`] in
+/// all; any error of `f`.
+pub(crate) fn for_each_line(
+    mut r: impl BufRead,
+    path: &str,
+    max_line: u64,
+    mut f: impl FnMut(usize, &str) -> Result<bool, DataError>,
+) -> Result<(), DataError> {
+    let mut buf = Vec::new();
+    let mut total = 0u64;
+    let mut line = 0;
+    loop {
+        line += 1;
+        buf.clear();
+        let n = (&mut r)
+            .take(max_line.saturating_add(1))
+            .read_until(b'\n', &mut buf)
+            .map_err(|source| DataError::Io { path: path.to_owned(), source })?;
+        if n == 0 {
+            return Ok(());
+        }
+        total += n as u64;
+        if total > MAX_TEXT_BYTES {
+            return Err(DataError::parse(
+                path,
+                line,
+                format!("holds more than {MAX_TEXT_BYTES} bytes of text"),
+            ));
+        }
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        } else if n as u64 > max_line {
+            return Err(DataError::parse(path, line, format!("line is longer than {max_line} bytes")));
+        }
+        let Ok(mut text) = std::str::from_utf8(&buf) else {
+            return Err(DataError::parse(path, line, "not valid UTF-8 text"));
+        };
+        if line == 1 {
+            text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        }
+        if f(line, text)? {
+            return Ok(());
+        }
+    }
 }
 
 /// Largest text a data file may hold (after gunzip): a small compressed file cannot
@@ -172,11 +239,6 @@ pub(crate) fn stem_of(path: &str) -> String {
         }
     }
     name.to_owned()
-}
-
-/// Lines of `text` with their 1-based numbers, `\r` and surrounding whitespace trimmed.
-pub(crate) fn numbered_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n').enumerate().map(|(i, l)| (i + 1, l.trim()))
 }
 
 #[cfg(test)]

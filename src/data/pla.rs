@@ -1,24 +1,36 @@
 //! Espresso PLA truth tables, as used by the IWLS 2020 "learning from examples" contest.
+//! Parsed as they are read (a gzip stream is never inflated whole), the packed bits
+//! checked against a memory limit as they grow.
 
 use std::path::Path;
 
-use super::{DataError, Dataset, Features, read_text, stem_of};
+use super::{DataError, Dataset, Features, MemoryLimit, for_each_line, open_text, stem_of};
 use crate::lanes::BitMatrix;
 use crate::lanes::matrix::{LANES, words_for};
 
 /// Largest number of outputs (classes are the `2^M` output patterns).
 const MAX_OUTPUTS: usize = 16;
 
-/// Reads a PLA file (gunzipped first if the name ends in `.gz`).
+/// Reads a PLA file (gunzipped on the fly if the name ends in `.gz`) within the memory
+/// the machine has now ([`MemoryLimit::available`]).
 ///
 /// The data set is named after the file stem (`ex00.train.pla.gz` gives `ex00.train`).
 ///
 /// # Errors
-/// [`DataError::Io`] if the file cannot be read or decompressed; otherwise any error of
-/// [`parse_pla`].
+/// As [`read_pla_within`].
 pub fn read_pla(path: &Path) -> Result<Dataset, DataError> {
-    let text = read_text(path)?;
-    parse_pla(&text, &path.display().to_string())
+    read_pla_within(path, &MemoryLimit::available())
+}
+
+/// Reads a PLA file, streaming it, and refuses it as soon as the packed rows would pass
+/// `limit`.
+///
+/// # Errors
+/// [`DataError::Io`] if the file cannot be read or decompressed; [`DataError::TooLarge`]
+/// past `limit`; otherwise any error of [`parse_pla`].
+pub fn read_pla_within(path: &Path, limit: &MemoryLimit) -> Result<Dataset, DataError> {
+    let shown = path.display().to_string();
+    parse_from(open_text(path)?, &shown, limit)
 }
 
 /// Parses PLA text; `path_for_errors` names the source in error messages and gives the
@@ -41,23 +53,24 @@ pub fn read_pla(path: &Path) -> Result<Dataset, DataError> {
 /// a row of the wrong width or with a character other than `0`/`1`, or a `.p` count that
 /// disagrees with the rows.
 pub fn parse_pla(text: &str, path_for_errors: &str) -> Result<Dataset, DataError> {
-    let mut p = Parser::new(path_for_errors);
-    for (i, raw) in text.split('\n').enumerate() {
-        let line = i + 1;
+    parse_from(text.as_bytes(), path_for_errors, &MemoryLimit::available())
+}
+
+fn parse_from(r: impl std::io::BufRead, path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
+    let mut p = Parser::new(path, *limit);
+    for_each_line(r, path, limit.limit(), |line, raw| {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let content = raw.find('#').map_or(raw, |c| &raw[..c]);
         let toks = tokens(content);
         let Some(&(_, first)) = toks.first() else {
-            continue;
+            return Ok(false);
         };
         if first.starts_with('.') {
-            if p.directive(line, first, &toks[1..])? {
-                break;
-            }
+            p.directive(line, first, &toks[1..])
         } else {
-            p.row(line, content, &toks)?;
+            p.row(line, content, &toks).map(|()| false)
         }
-    }
+    })?;
     p.finish()
 }
 
@@ -90,6 +103,7 @@ struct Given {
 
 struct Parser<'p> {
     path: &'p str,
+    limit: MemoryLimit,
     inputs: Option<Given>,
     outputs: Option<Given>,
     declared_rows: Option<Given>,
@@ -99,8 +113,16 @@ struct Parser<'p> {
 }
 
 impl<'p> Parser<'p> {
-    fn new(path: &'p str) -> Self {
-        Self { path, inputs: None, outputs: None, declared_rows: None, words: Vec::new(), labels: Vec::new() }
+    fn new(path: &'p str, limit: MemoryLimit) -> Self {
+        Self {
+            path,
+            limit,
+            inputs: None,
+            outputs: None,
+            declared_rows: None,
+            words: Vec::new(),
+            labels: Vec::new(),
+        }
     }
 
     fn err(&self, line: usize, msg: impl Into<String>) -> DataError {
@@ -240,6 +262,21 @@ impl<'p> Parser<'p> {
         }
         let e = self.labels.len();
         if e.is_multiple_of(LANES) {
+            let word = e / LANES;
+            if self.words.first().is_some_and(|w| w.len() == w.capacity()) {
+                // The buffers are about to grow (doubling): the grown words of every input
+                // and labels, the old ones while they are copied, and the matrix `finish`
+                // packs them into must fit.
+                let new_words = (word * 2).max(16);
+                let need = (n as u64)
+                    .checked_mul((new_words + word + new_words) as u64 * 8)
+                    .and_then(|b| b.checked_add((new_words * LANES) as u64 * 8));
+                self.limit.check(self.path, &format!("the rows read up to line {line}"), need)?;
+                for w in &mut self.words {
+                    w.reserve_exact(new_words - w.len());
+                }
+                self.labels.reserve_exact(new_words * LANES - self.labels.len());
+            }
             for w in &mut self.words {
                 w.push(0);
             }

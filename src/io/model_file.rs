@@ -94,6 +94,28 @@ pub enum ModelFileError {
         /// What was wrong.
         msg: String,
     },
+    /// The fields disagree with each other (a hand-edited file): the encoder's bits and
+    /// `n_inputs`, the encoder and its encoding, the class names.
+    #[error("{path}: {msg}")]
+    Inconsistent {
+        /// File.
+        path: String,
+        /// What disagrees with what.
+        msg: String,
+    },
+}
+
+/// The `format_version` of a JSON document: `Ok(n)` for a non-negative integer, else
+/// the complaint (`missing`, or `must be a number, found "2"`). Shared by every
+/// versioned file the tool reads (models, checkpoints).
+///
+/// # Errors
+/// The complaint, without the file name.
+pub fn format_version_of(doc: &serde_json::Value) -> Result<u64, String> {
+    match doc.get("format_version") {
+        None => Err("format_version missing".into()),
+        Some(v) => v.as_u64().ok_or_else(|| format!("format_version must be a number, found {v}")),
+    }
 }
 
 /// Parameters as hex, four bits per digit, parameter 0 in the lowest bit of digit 0.
@@ -149,12 +171,60 @@ impl ModelFile {
         if v.get("domain").and_then(serde_json::Value::as_str) == Some("smooth") {
             return Err(ModelFileError::NotACircuit { path: path.to_owned() });
         }
-        if let Some(found) = v.get("format_version").and_then(serde_json::Value::as_u64)
-            && found != u64::from(FORMAT_VERSION)
-        {
+        let found = format_version_of(&v)
+            .map_err(|msg| ModelFileError::Inconsistent { path: path.to_owned(), msg })?;
+        if found != u64::from(FORMAT_VERSION) {
             return Err(ModelFileError::Version { path: path.to_owned(), found });
         }
-        serde_json::from_str(text).map_err(|e| json_err(path, &e))
+        let file: Self = serde_json::from_str(text).map_err(|e| json_err(path, &e))?;
+        file.check(path)?;
+        Ok(file)
+    }
+
+    /// Checks that the fields agree (everything [`network`](Self::network) and the encoder
+    /// rely on), so a hand-edited file is refused when it is read, not half-way through a
+    /// command: the encoder is consistent and gives `n_inputs` bits, there is at least one
+    /// class, the parameter string has the length the spec needs, and the network builds
+    /// (head against classes, learned wiring in range).
+    fn check(&self, path: &str) -> Result<(), ModelFileError> {
+        let bad = |msg: String| ModelFileError::Inconsistent { path: path.to_owned(), msg };
+        self.encoder.check().map_err(|e| bad(e.to_string()))?;
+        if self.encoder.n_bits() != self.n_inputs {
+            return Err(bad(format!(
+                "n_inputs is {} but the encoder gives {} bits",
+                self.n_inputs,
+                self.encoder.n_bits()
+            )));
+        }
+        if self.class_names.is_empty() {
+            return Err(bad("class_names is empty, expected one name per class".into()));
+        }
+        // The spec against the classes and the learned wiring against the layers: the
+        // network builds (cheap next to any use of it).
+        self.network(Path::new(path)).map(|_| ())
+    }
+
+    /// The number of parameters the spec needs over `n_inputs` and the classes, checked
+    /// against the length of the parameter string.
+    fn param_count(&self, path: &str) -> Result<(ModelSpec, usize), ModelFileError> {
+        let spec: ModelSpec = self
+            .spec
+            .parse()
+            .map_err(|e| ModelFileError::Model { path: path.to_owned(), source: ModelError::Spec(e) })?;
+        // The parameter string bounds the network's size, so a hostile `n_inputs` or spec
+        // is refused before anything is built from it.
+        let n_params = param_count(spec, self.n_inputs, self.class_names.len()).unwrap_or(usize::MAX);
+        if n_params.div_ceil(4) != self.params.len() {
+            return Err(ModelFileError::Params {
+                path: path.to_owned(),
+                msg: if n_params == usize::MAX {
+                    format!("model {spec} over {} inputs is too large", self.n_inputs)
+                } else {
+                    format!("params must be {} hex digits for {n_params} parameters", n_params.div_ceil(4))
+                },
+            });
+        }
+        Ok((spec, n_params))
     }
 
     /// Writes the model atomically, pretty-printed.
@@ -174,24 +244,8 @@ impl ModelFile {
     /// [`ModelFileError`] if the spec does not build or the parameters do not fit it.
     pub fn network(&self, path: &Path) -> Result<(Network, Vec<bool>), ModelFileError> {
         let p = path.display().to_string();
-        let spec: ModelSpec = self
-            .spec
-            .parse()
-            .map_err(|e| ModelFileError::Model { path: p.clone(), source: ModelError::Spec(e) })?;
-        // The parameter string bounds the network's size, so a hostile `n_inputs` or spec
-        // is refused before anything is built from it.
+        let (spec, n_params) = self.param_count(&p)?;
         let n_classes = self.class_names.len();
-        let n_params = param_count(spec, self.n_inputs, n_classes).unwrap_or(usize::MAX);
-        if n_params.div_ceil(4) != self.params.len() {
-            return Err(ModelFileError::Params {
-                path: p,
-                msg: if n_params == usize::MAX {
-                    format!("model {spec} over {} inputs is too large", self.n_inputs)
-                } else {
-                    format!("params must be {} hex digits for {n_params} parameters", n_params.div_ceil(4))
-                },
-            });
-        }
         let net = Network::build_with_wiring(spec, self.n_inputs, n_classes, self.seed, &self.learned_wiring)
             .map_err(|source| ModelFileError::Model { path: p.clone(), source })?;
         let params = params_from_hex(&self.params, n_params)
@@ -252,5 +306,85 @@ mod tests {
         // Files without the field read as before.
         file.learned_wiring.clear();
         assert!(!serde_json::to_string(&file).unwrap().contains("learned_wiring"));
+    }
+
+    /// A valid model file of Iris (thermometer:2, 8 input bits) as a JSON value.
+    fn iris_model() -> serde_json::Value {
+        let ds = crate::data::load("iris").unwrap();
+        let encoder = Encoder::fit(&crate::data::Encoding::Thermometer { bits: 2 }, &ds).unwrap();
+        let spec: ModelSpec = "lut:2:6x1,groupsum:3".parse().unwrap();
+        let n_params = param_count(spec, 8, 3).unwrap();
+        let file = ModelFile {
+            format_version: FORMAT_VERSION,
+            dataset: "iris".into(),
+            spec: spec.to_string(),
+            seed: 1,
+            n_inputs: 8,
+            class_names: ds.class_names.clone(),
+            encoder,
+            optimizer: "rda".into(),
+            params: params_to_hex(&vec![false; n_params]),
+            learned_wiring: Vec::new(),
+        };
+        serde_json::to_value(&file).unwrap()
+    }
+
+    fn refusal(v: &serde_json::Value) -> String {
+        match ModelFile::parse(&v.to_string(), "m.json") {
+            Ok(_) => "accepted".into(),
+            Err(e) => e.to_string(),
+        }
+    }
+
+    /// Hand-edited files whose parts disagree are refused when read, with one line
+    /// naming the file (they used to panic `eval` in the LUT kernel, or export a module
+    /// of the wrong width).
+    #[test]
+    fn inconsistent_files_are_refused_when_read() {
+        let good = iris_model();
+        assert_eq!(refusal(&good), "accepted");
+        let mut v = good.clone();
+        v["n_inputs"] = 9.into();
+        assert!(
+            refusal(&v).starts_with("m.json: n_inputs is 9 but the encoder gives 8 bits"),
+            "{}",
+            refusal(&v)
+        );
+        let mut v = good.clone();
+        v["encoder"]["input"]["Real"]["codes"][1]["Thermometer"]["thresholds"] = serde_json::json!([]);
+        assert_eq!(
+            refusal(&v),
+            "m.json: encoder feature 1 (sepal_width): 0 thresholds, the encoding gives 2 per feature"
+        );
+        let mut v = good.clone();
+        v["encoder"]["input"]["Real"]["codes"][0]["Thermometer"]["thresholds"] = serde_json::json!([1.0]);
+        assert!(refusal(&v).contains("feature 0 (sepal_length): 1 thresholds"), "{}", refusal(&v));
+        let mut v = good.clone();
+        v["encoder"]["input"]["Real"]["names"] = serde_json::json!(["a"]);
+        assert_eq!(refusal(&v), "m.json: encoder has 1 feature names for 4 features");
+        let mut v = good.clone();
+        v["class_names"] = serde_json::json!(["a", "b"]);
+        assert_eq!(refusal(&v), "m.json: head groupsum:3 does not match the data's 2 classes");
+        let mut v = good.clone();
+        v["learned_wiring"] = serde_json::json!([[0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 99]]);
+        assert!(refusal(&v).contains("source 99"), "{}", refusal(&v));
+        let mut v = good.clone();
+        v["class_names"] = serde_json::json!([]);
+        assert!(refusal(&v).starts_with("m.json: "), "{}", refusal(&v));
+        let mut v = good.clone();
+        v["params"] = "0".into();
+        assert!(refusal(&v).starts_with("m.json: params must be"), "{}", refusal(&v));
+        let mut v = good;
+        v["encoder"]["encoding"] = "Threshold".into();
+        assert!(refusal(&v).contains("coded for another encoding"), "{}", refusal(&v));
+    }
+
+    #[test]
+    fn format_version_must_be_a_number() {
+        let mut v = iris_model();
+        v["format_version"] = "2".into();
+        assert_eq!(refusal(&v), "m.json: format_version must be a number, found \"2\"");
+        v.as_object_mut().unwrap().remove("format_version");
+        assert_eq!(refusal(&v), "m.json: format_version missing");
     }
 }
