@@ -54,6 +54,25 @@ pub fn exit_code(e: &anyhow::Error) -> i32 {
     if bad_input { 2 } else { 1 }
 }
 
+/// The one line printed for an error: its message and each cause, joined by `: `, with a
+/// cause left out when the line already ends with it (errors that name their source in
+/// their own message, like `model.json: No such file or directory`, and contexts repeated
+/// by two layers), so no cause is said twice.
+#[must_use]
+pub fn error_line(e: &anyhow::Error) -> String {
+    let mut line = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if line.is_empty() {
+            line = text;
+        } else if !line.ends_with(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+    }
+    line
+}
+
 /// Writes `value` as pretty JSON with a final newline to `path`, atomically (the
 /// `metrics.json` of every training run).
 ///
@@ -202,6 +221,16 @@ pub fn set_threads(n: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn error_lines_say_each_cause_once() {
+        let io = || std::io::Error::new(std::io::ErrorKind::NotFound, "not found");
+        let e = anyhow::Error::from(crate::io::ModelFileError::Io { path: "m.json".into(), source: io() });
+        assert_eq!(format!("{e:#}"), "m.json: not found: not found");
+        assert_eq!(error_line(&e), "m.json: not found");
+        let e = anyhow::Error::from(io()).context("writing x").context("writing x");
+        assert_eq!(error_line(&e), "writing x: not found");
+    }
 
     #[test]
     fn outputs_that_are_inputs_are_refused() {

@@ -45,6 +45,10 @@ pub struct EvalArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
+    /// what the machine has available]; larger data are refused before they are loaded.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<crate::data::MemoryLimit>,
 }
 
 /// The examples to score and their description.
@@ -70,8 +74,13 @@ fn examples(a: &EvalArgs) -> anyhow::Result<(Dataset, String, Option<pipeline::I
             let ds = img.splits.test.to_dataset(&img.name, &names)?;
             Ok((ds, img.test_source.clone(), Some(img)))
         }
-        None => Ok((data::load(name)?, name.to_owned(), None)),
+        None => Ok((data::load_within(name, &memory_limit(a))?, name.to_owned(), None)),
     }
+}
+
+/// `--max-memory`, else what the machine has now.
+fn memory_limit(a: &EvalArgs) -> data::MemoryLimit {
+    a.max_memory.unwrap_or_else(data::MemoryLimit::available)
 }
 
 /// Runs `eval`.
@@ -101,7 +110,10 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
     }
     let m = ModelFile::read(&a.model)?;
     let (net, params) = m.network(&a.model)?;
-    let x = m.encoder.encode(&ds).with_context(|| format!("encoding {what} for {}", a.model.display()))?;
+    let x = m
+        .encoder
+        .encode_within(&ds, &memory_limit(a))
+        .with_context(|| format!("encoding {what} for {}", a.model.display()))?;
     if x.rows() != net.circuit.n_args() {
         return Err(UsageError(format!(
             "{what} encodes to {} bits, the model {} has {} inputs",

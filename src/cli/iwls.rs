@@ -51,6 +51,10 @@ pub struct IwlsArgs {
     /// Print the result as one JSON line.
     #[arg(long)]
     pub json: bool,
+    /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
+    /// what the machine has available]; larger data are refused before they are loaded.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<crate::data::MemoryLimit>,
     /// Write even when the output is one of the input files (replacing it).
     #[arg(long)]
     pub force: bool,
@@ -97,9 +101,17 @@ fn accuracy(aig: &Aig, x: &BitMatrix, y: &BitMatrix) -> f64 {
 ///
 /// # Errors
 /// Unreadable or non-PLA input, or mismatched widths.
-pub fn solve(train: &Path, valid: &Path, max_and: usize) -> anyhow::Result<(Aig, IwlsResult)> {
+pub fn solve(
+    train: &Path,
+    valid: &Path,
+    max_and: usize,
+    memory: Option<data::MemoryLimit>,
+) -> anyhow::Result<(Aig, IwlsResult)> {
     let t0 = Instant::now();
-    let (dt, dv) = (data::load(&train.to_string_lossy())?, data::load(&valid.to_string_lossy())?);
+    let load = |p: &Path| {
+        data::load_within(&p.to_string_lossy(), &memory.unwrap_or_else(data::MemoryLimit::available))
+    };
+    let (dt, dv) = (load(train)?, load(valid)?);
     let (xt, yt) = bits_and_labels(&dt, train)?;
     let (xv, yv) = bits_and_labels(&dv, valid)?;
     if xt.rows() != xv.rows() {
@@ -247,7 +259,7 @@ fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
 /// Bad input (exit 2) or an unwritable output (exit 1).
 pub fn run(a: &IwlsArgs) -> anyhow::Result<()> {
     refuse_overwriting_inputs(&[&a.output], &[&a.train, &a.valid], a.force)?;
-    let (aig, r) = solve(&a.train, &a.valid, a.max_and)?;
+    let (aig, r) = solve(&a.train, &a.valid, a.max_and, a.max_memory)?;
     write_aig(&aig, &r.name, &a.output)?;
     if a.json {
         println!("{}", serde_json::to_string(&r)?);
@@ -273,6 +285,11 @@ pub struct IwlsSuiteArgs {
     /// Output folder: one `exNN.aig` per benchmark and `results.tsv`.
     #[arg(long)]
     pub out: PathBuf,
+    /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
+    /// what the machine has available]; larger data are refused before they are loaded.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<crate::data::MemoryLimit>,
+
     /// AND-node budget.
     #[arg(long, default_value_t = 5000)]
     pub max_and: usize,
@@ -322,7 +339,7 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             ))
             .into());
         };
-        let (aig, r) = solve(&train, &valid, a.max_and)?;
+        let (aig, r) = solve(&train, &valid, a.max_and, a.max_memory)?;
         write_aig(&aig, name, &aig_path)?;
         rows.retain(|row| row.split('\t').next() != Some(name.as_str()));
         rows.push(format!(

@@ -43,6 +43,10 @@ pub struct OptArgs {
     /// Seconds each SAT-using pass (and each check) may take [default: fraig's 60].
     #[arg(long, value_name = "S")]
     pub sat_seconds: Option<f64>,
+    /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
+    /// what the machine has available]; larger data are refused before they are loaded.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<crate::data::MemoryLimit>,
     /// Write even when the output is the input file (or the care set), replacing it.
     #[arg(long)]
     pub force: bool,
@@ -62,7 +66,7 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
     let care = match &a.care {
         None => None,
         Some(path) => {
-            let ds = data::load(path)?;
+            let ds = data::load_within(path, &a.max_memory.unwrap_or_else(data::MemoryLimit::available))?;
             let data::Features::Bits(bits) = ds.features else {
                 return Err(
                     UsageError(format!("{path}: the care set must be a PLA file (Boolean inputs)")).into()

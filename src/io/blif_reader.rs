@@ -12,6 +12,7 @@
 
 use super::cover::TruthTable;
 use super::netlist::{Netlist, PortNames};
+use super::netlist_graph::{Loop, SignalGraph};
 use crate::circuit::{CircuitBuilder, WireId};
 use crate::domain::{Bool, BoolBuild};
 use std::collections::HashMap;
@@ -105,14 +106,14 @@ pub enum BlifError {
         name: String,
     },
     /// A combinational loop.
-    #[error("{file}:{line}: combinational loop through {}", cycle.join(" -> "))]
+    #[error("{file}:{line}: combinational loop {cycle}")]
     Loop {
         /// File.
         file: String,
         /// Line of the `.names` driving the first wire on the loop.
         line: usize,
-        /// The wires on the loop, the first repeated at the end.
-        cycle: Vec<String>,
+        /// The shortest loop through that wire: its first signals and its length.
+        cycle: Loop,
     },
 }
 
@@ -163,7 +164,12 @@ impl Signals {
 pub fn read_blif(path: &Path) -> Result<Netlist, BlifError> {
     let file = path.display().to_string();
     let bytes = std::fs::read(path).map_err(|source| BlifError::Io { file: file.clone(), source })?;
-    parse_blif(&String::from_utf8_lossy(&bytes), &file)
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let line = 1 + e.as_bytes()[..valid].iter().filter(|&&b| b == b'\n').count();
+        BlifError::Syntax { file: file.clone(), line, msg: "not valid UTF-8 text".into() }
+    })?;
+    parse_blif(&text, &file)
 }
 
 /// Parses BLIF text; `file` names it in errors.
@@ -261,6 +267,9 @@ pub fn parse_blif(text: &str, file: &str) -> Result<Netlist, BlifError> {
                 });
             }
         }
+    }
+    if model.is_none() && inputs.is_empty() && outputs.is_empty() && nodes.is_empty() {
+        return Err(syntax(1, "no BLIF content: expected .model, .inputs, .outputs and .names".into()));
     }
     let order = topological_order(&nodes, &sig, file)?;
     build(&nodes, &order, &sig, &inputs, &outputs, model.unwrap_or_else(|| "top".into()), file)
@@ -362,10 +371,7 @@ fn topological_order(nodes: &[Node], sig: &Signals, file: &str) -> Result<Vec<us
                     stack.push((child, 0));
                 }
                 ACTIVE => {
-                    let from = stack.iter().position(|&(m, _)| m == child).unwrap_or(0);
-                    let mut cycle: Vec<String> =
-                        stack[from..].iter().map(|&(m, _)| sig.names[nodes[m].output].clone()).collect();
-                    cycle.push(sig.names[nodes[child].output].clone());
+                    let cycle = shortest_loop(nodes, sig, nodes[child].output);
                     return Err(BlifError::Loop { file: file.to_string(), line: nodes[child].line, cycle });
                 }
                 _ => {}
@@ -373,6 +379,22 @@ fn topological_order(nodes: &[Node], sig: &Signals, file: &str) -> Result<Vec<us
         }
     }
     Ok(order)
+}
+
+/// The shortest loop through signal `start`, which the depth-first search found on one.
+fn shortest_loop(nodes: &[Node], sig: &Signals, start: usize) -> Loop {
+    let mut g = SignalGraph::new();
+    let ids: Vec<_> = sig.names.iter().map(|n| g.add_signal(n.as_str())).collect();
+    for node in nodes {
+        for &s in &node.inputs {
+            g.add_edge(ids[s], ids[node.output]);
+        }
+    }
+    g.loop_through(ids[start]).unwrap_or_else(|| Loop {
+        first: vec![sig.names[start].clone()],
+        length: 1,
+        component: 1,
+    })
 }
 
 /// Shared constant gates, made on first use.
@@ -544,6 +566,35 @@ mod tests {
         Ok(())
     }
 
+    /// Files that are not circuits: empty, not UTF-8, and a 100,000-signal loop, whose
+    /// error names its first signals and its length on one short line.
+    #[test]
+    fn empty_binary_and_long_loop_files_are_refused_briefly() {
+        let d = tempfile::tempdir().unwrap();
+        let read = |name: &str, bytes: &[u8]| {
+            let p = d.path().join(name);
+            std::fs::write(&p, bytes).unwrap();
+            read_blif(&p).map(|_| ()).unwrap_err().to_string()
+        };
+        assert!(
+            read("e.blif", b"")
+                .ends_with("e.blif:1: no BLIF content: expected .model, .inputs, .outputs and .names")
+        );
+        let e = read("u.blif", b".model m\n.inputs a\xff\n.outputs y\n.names a\xff y\n1 1\n");
+        assert!(e.ends_with("u.blif:2: not valid UTF-8 text"), "{e}");
+        let n = 100_000;
+        let mut text = String::from(".model m\n.inputs a\n.outputs s0\n");
+        for i in 0..n {
+            text.push_str(&format!(".names a s{} s{i}\n11 1\n", (i + n - 1) % n));
+        }
+        let e = read("loop.blif", text.as_bytes());
+        assert!(e.len() < 200, "{} bytes: {}", e.len(), &e[..200]);
+        assert!(
+            e.ends_with("loop.blif:4: combinational loop of 100000 signals through s0 -> s1 -> s2 -> s3 -> s4 -> s5 -> s6 -> s7 -> ..."),
+            "{e}"
+        );
+    }
+
     #[test]
     fn errors_name_the_line() {
         let cases = [
@@ -571,6 +622,8 @@ mod tests {
             (".model m\n.inputs a\n.outputs y\n.subckt sub x=a y=y\n", "m.blif:4: .subckt is not supported"),
             (".model m\n.inputs a\n.outputs y\n", "m.blif:3: signal 'y' is used but never defined"),
             ("11 1\n", "m.blif:1: '11 1' is not a directive"),
+            ("", "m.blif:1: no BLIF content"),
+            ("# only a comment\n\n", "m.blif:1: no BLIF content"),
         ];
         for (text, want) in cases {
             let got = parse_blif(text, "m.blif").map(|_| ()).unwrap_err().to_string();

@@ -10,6 +10,7 @@ pub mod cover;
 pub mod dot;
 pub mod model_file;
 pub mod netlist;
+pub mod netlist_graph;
 pub mod plot;
 pub mod smooth_model;
 pub mod testbench;
