@@ -436,6 +436,29 @@ mod tests {
         );
     }
 
+    /// A gzip bomb (a few KB expanding to 40 MB of rows) is parsed as it streams and refused
+    /// once its values would pass the limit, long before the text is all inflated.
+    #[test]
+    fn gzip_bombs_stop_at_the_memory_limit() -> Result<(), Box<dyn std::error::Error>> {
+        use std::io::Write;
+        let dir = tempfile::tempdir()?;
+        let path = dir.path().join("bomb.csv.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        enc.write_all(b"a,b,c,label\n")?;
+        let rows = "0,0,0,x\n".repeat(1 << 16);
+        for _ in 0..80 {
+            enc.write_all(rows.as_bytes())?;
+        }
+        std::fs::write(&path, enc.finish()?)?;
+        let e = read_csv_within(&path, &MemoryLimit::bytes(4 << 20)).err().map(|e| e.to_string());
+        let e = e.unwrap_or_default();
+        assert!(e.contains("bomb.csv.gz: the values parsed up to line "), "{e}");
+        assert!(e.ends_with("more than the 4.0 MiB --max-memory limit"), "{e}");
+        // The same rows fit a larger limit.
+        assert_eq!(read_csv_within(&path, &MemoryLimit::bytes(1 << 30))?.n_examples(), 80 << 16);
+        Ok(())
+    }
+
     #[test]
     fn gzip_file_roundtrip() -> Result<(), Box<dyn std::error::Error>> {
         use std::io::Write;

@@ -30,6 +30,21 @@ pub enum Encoding {
     },
 }
 
+/// Most bits an encoder gives (the input width of the widest model,
+/// `learn::MAX_INPUT_BITS`): a wider encoding is refused before anything is allocated.
+pub const MAX_ENCODED_BITS: usize = 1 << 24;
+
+impl std::fmt::Display for Encoding {
+    /// As written on the command line: `threshold`, `thermometer:B`, `uniform:B`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Threshold => write!(f, "threshold"),
+            Self::Thermometer { bits } => write!(f, "thermometer:{bits}"),
+            Self::Uniform { bits } => write!(f, "uniform:{bits}"),
+        }
+    }
+}
+
 /// A fitted encoder: turns a [`Dataset`] into a [`BitMatrix`] with one row per bit.
 ///
 /// Rows are feature-major: all bits of feature 0 first, then feature 1, and so on.
@@ -132,6 +147,13 @@ impl Encoder {
             };
             let n = data.n_examples() as u64;
             let n_bits = (bits as u64).checked_mul(*n_features as u64);
+            if n_bits.is_none_or(|b| b > MAX_ENCODED_BITS as u64) {
+                return Err(DataError::Encode(format!(
+                    "{}: encoding {encoding} of {n_features} features gives {} bits; at most {MAX_ENCODED_BITS} are supported",
+                    data.name,
+                    n_bits.map_or_else(|| "more than 2^64".into(), |b| b.to_string())
+                )));
+            }
             // Thresholds, one sorted column, and the encoded matrix of `data`.
             let need = n_bits.and_then(|b| {
                 b.checked_mul(8)?
@@ -140,9 +162,7 @@ impl Encoder {
             });
             limit.check(
                 &data.name,
-                &format!(
-                    "encoding {bits} bits per feature x {n_features} features x {n} examples ({encoding:?})"
-                ),
+                &format!("encoding {encoding} ({bits} bits x {n_features} features x {n} examples)"),
                 need,
             )?;
         }
@@ -532,6 +552,32 @@ mod tests {
         assert_eq!(back, enc);
         assert_eq!(back.encode(&d)?, enc.encode(&d)?);
         Ok(())
+    }
+
+    /// Huge thermometer and uniform widths are refused before any threshold is stored:
+    /// beyond the widest model's inputs, or beyond the memory limit.
+    #[test]
+    fn huge_encodings_are_refused_before_allocation() {
+        let d = iris();
+        for bits in [4_294_967_296, usize::MAX, 100_000_000] {
+            let e = Encoder::fit(&Encoding::Uniform { bits }, &d)
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_default();
+            assert!(e.starts_with(&format!("iris: encoding uniform:{bits} of 4 features gives ")), "{e}");
+        }
+        let e = Encoder::fit_within(&Encoding::Thermometer { bits: 1000 }, &d, &MemoryLimit::bytes(1 << 10))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert_eq!(
+            e,
+            "iris: encoding thermometer:1000 (1000 bits x 4 features x 150 examples) would take 126.2 KiB, \
+             more than the 1.0 KiB --max-memory limit"
+        );
+        let enc = Encoder::fit(&Encoding::Thermometer { bits: 1000 }, &d).unwrap();
+        assert!(enc.encode_within(&d, &MemoryLimit::bytes(1 << 10)).is_err());
+        assert!(enc.encode_within(&d, &MemoryLimit::bytes(1 << 20)).is_ok());
     }
 
     #[test]

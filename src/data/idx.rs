@@ -510,6 +510,36 @@ mod tests {
         assert!(e.starts_with(&dir.path().join("absent").display().to_string()), "{e}");
     }
 
+    /// A header declaring five million 28x28 images: a plain file too short for it is
+    /// refused from its length, a gzip stream from the memory limit, both before any
+    /// buffer of that size exists; the pixels as numbers are checked too.
+    #[test]
+    fn huge_declared_counts_are_refused_before_allocation() {
+        let dir = tempfile::tempdir().unwrap();
+        let header = encode_u8(&[5_000_000, 28, 28], &[0; 100]);
+        let p = write(dir.path(), "big-idx3-ubyte", &header);
+        let e = err(&p);
+        assert!(e.ends_with("need 3920000000 data bytes after the 16-byte header, found 100"), "{e}");
+        let p = write(dir.path(), "big-idx3-ubyte.gz", &header);
+        let e = read_idx_within(&p, &MemoryLimit::bytes(1 << 30))
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default();
+        assert!(e.contains("big-idx3-ubyte.gz: the 3920000000 data bytes its header claims would take 3.7 GiB, more than the 1.0 GiB"), "{e}");
+        let images = LabelledImages {
+            images: Images { count: 2, rows: 2, cols: 2, pixels: vec![0; 8] },
+            labels: vec![0, 1],
+        };
+        let e = images.to_dataset_within("img", &[], &MemoryLimit::bytes(63)).err().map(|e| e.to_string());
+        assert_eq!(
+            e.as_deref(),
+            Some(
+                "img: 2 images of 4 pixels as numbers would take 64 bytes, more than the 63 bytes --max-memory limit"
+            )
+        );
+        assert!(images.to_dataset_within("img", &[], &MemoryLimit::bytes(64)).is_ok());
+    }
+
     #[test]
     fn shipped_fixture_reads() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");

@@ -453,4 +453,22 @@ mod tests {
         assert_eq!(crate::data::load(&path.display().to_string())?, d);
         Ok(())
     }
+
+    /// Rows are packed as they stream in and refused once the packed bits would pass the
+    /// limit; the `.e` end marker stops reading (what follows is not even decoded).
+    #[test]
+    fn packed_rows_stop_at_the_memory_limit() -> Result<(), Box<dyn std::error::Error>> {
+        let row = format!("{} 1\n", "01".repeat(500));
+        let text = format!(".i 1000\n.o 1\n{}", row.repeat(20_000));
+        let e =
+            parse_from(text.as_bytes(), "big.pla", &MemoryLimit::bytes(1 << 20)).err().map(|e| e.to_string());
+        let e = e.unwrap_or_default();
+        assert!(e.starts_with("big.pla: the rows read up to line "), "{e}");
+        let d = parse_from(text.as_bytes(), "big.pla", &MemoryLimit::bytes(64 << 20))?;
+        assert_eq!(d.n_examples(), 20_000);
+        let mut bytes = b".i 1\n.o 1\n1 1\n.e\n".to_vec();
+        bytes.extend_from_slice(b"\xff\xfe");
+        assert_eq!(parse_from(&bytes[..], "e.pla", &MemoryLimit::available())?.n_examples(), 1);
+        Ok(())
+    }
 }
