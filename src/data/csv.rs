@@ -62,7 +62,8 @@ pub fn parse_csv(text: &str, path_for_errors: &str) -> Result<Dataset, DataError
 
 fn parse_from(r: impl std::io::BufRead, path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
     let mut p = Parser { path, limit: *limit, layout: None, values: Vec::new(), labels: Vec::new() };
-    for_each_line(r, path, limit.limit(), |line, text| {
+    // A line's values take up to four times its text (`0,` becomes eight bytes).
+    for_each_line(r, path, limit.limit() / 8, |line, text| {
         let text = text.trim();
         if !text.is_empty() {
             p.row(line, &split_fields(text))?;

@@ -406,9 +406,25 @@ fn parse_idx(
         Some(claimed),
     )?;
     // The stream is read up to one byte past the claim, so a lying header costs at most the
-    // bytes actually present; the buffer grows with the data, not with the claim.
-    let mut bytes = Vec::new();
-    r.take(claimed.saturating_add(1)).read_to_end(&mut bytes).map_err(io)?;
+    // bytes actually present; the buffer grows with the data, not with the claim, and
+    // never past the claim (a doubling could otherwise pass the limit).
+    let mut bytes: Vec<u8> = Vec::new();
+    let mut r = r.take(claimed.saturating_add(1));
+    let cap = usize::try_from(claimed.saturating_add(1)).unwrap_or(usize::MAX);
+    let mut filled = 0;
+    loop {
+        if filled == bytes.len() {
+            let want = (bytes.len() * 2).max(1 << 16).min(cap);
+            bytes.reserve_exact(want.saturating_sub(bytes.len()));
+            bytes.resize(want.max(bytes.len()), 0);
+        }
+        let got = read_up_to(&mut r, &mut bytes[filled..]).map_err(io)?;
+        if got == 0 {
+            break;
+        }
+        filled += got;
+    }
+    bytes.truncate(filled);
     if bytes.len() as u64 > claimed {
         return Err(mismatch(format!("more than {claimed}")));
     }

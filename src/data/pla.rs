@@ -58,7 +58,8 @@ pub fn parse_pla(text: &str, path_for_errors: &str) -> Result<Dataset, DataError
 
 fn parse_from(r: impl std::io::BufRead, path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
     let mut p = Parser::new(path, *limit);
-    for_each_line(r, path, limit.limit(), |line, raw| {
+    // The line buffer may double past the longest line; keep it a fraction of the limit.
+    for_each_line(r, path, limit.limit() / 8, |line, raw| {
         let raw = raw.strip_suffix('\r').unwrap_or(raw);
         let content = raw.find('#').map_or(raw, |c| &raw[..c]);
         let toks = tokens(content);
