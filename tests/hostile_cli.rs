@@ -8,6 +8,8 @@ mod common;
 
 use common::circuitlearn;
 use std::io::Write;
+#[cfg(target_os = "linux")]
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::Output;
 
@@ -245,13 +247,46 @@ fn data_is_sized_before_it_is_allocated() {
     }
 }
 
+/// Sets `RLIMIT_AS` in the child before it runs.
+#[cfg(target_os = "linux")]
+trait Limit {
+    fn pre_exec_limit(&mut self, bytes: u64) -> &mut Self;
+}
+#[cfg(target_os = "linux")]
+impl Limit for std::process::Command {
+    fn pre_exec_limit(&mut self, bytes: u64) -> &mut Self {
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
+        unsafe {
+            self.pre_exec(move || {
+                let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+                if libc::setrlimit(libc::RLIMIT_AS, &raw const lim) == 0 {
+                    Ok(())
+                } else {
+                    Err(std::io::Error::last_os_error())
+                }
+            })
+        }
+    }
+}
+
+/// Runs the binary in `dir` under an address-space limit of `bytes`.
+#[cfg(target_os = "linux")]
+fn run_limited(args: &[&str], dir: &Path, bytes: u64) -> Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args(args)
+        .current_dir(dir)
+        .env("RAYON_NUM_THREADS", "1")
+        .pre_exec_limit(bytes)
+        .output()
+        .unwrap()
+}
+
 /// Hostile inputs under an address-space limit: every one is refused with exit status 2
 /// (the readers see the limit and size the data against it), none is killed, aborts or
 /// panics. The limit is stated here: 1 GiB of address space for the whole process.
 #[cfg(target_os = "linux")]
 #[test]
 fn hostile_data_under_an_address_space_limit_exits_2() {
-    use std::os::unix::process::CommandExt;
     const LIMIT: u64 = 1 << 30;
     let d = tempfile::tempdir().unwrap();
     let p = d.path();
@@ -291,13 +326,7 @@ fn hostile_data_under_an_address_space_limit_exits_2() {
         &["train", "--data", "digits", "--encoding", "uniform:200000", "--threads", "1"],
     ];
     for args in cases {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
-            .args(args)
-            .current_dir(p)
-            .env("RAYON_NUM_THREADS", "1")
-            .pre_exec_limit(LIMIT)
-            .output()
-            .unwrap();
+        let o = run_limited(args, p, LIMIT);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{args:?} under RLIMIT_AS {LIMIT}: {:?}: {err}", o.status);
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
@@ -306,23 +335,64 @@ fn hostile_data_under_an_address_space_limit_exits_2() {
             "{args:?}: {err}"
         );
     }
+}
 
-    trait Limit {
-        fn pre_exec_limit(&mut self, bytes: u64) -> &mut Self;
-    }
-    impl Limit for std::process::Command {
-        fn pre_exec_limit(&mut self, bytes: u64) -> &mut Self {
-            // SAFETY: setrlimit is async-signal-safe; nothing else runs between fork and exec.
-            unsafe {
-                self.pre_exec(move || {
-                    let lim = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-                    if libc::setrlimit(libc::RLIMIT_AS, &raw const lim) == 0 {
-                        Ok(())
-                    } else {
-                        Err(std::io::Error::last_os_error())
-                    }
-                })
-            }
-        }
+/// Generated hostile inputs (seeded): IDX image headers with random dimensions over a
+/// little data, plain and gzip (a claim within the limit is read as a stream and found
+/// short, a larger one refused before reading), and thermometer / uniform encodings of random huge widths,
+/// each run under `RLIMIT_AS` = 1 GiB: every one exits 2 with one line.
+#[cfg(target_os = "linux")]
+#[test]
+fn generated_headers_and_encodings_under_an_address_space_limit_exit_2() {
+    use rand::{RngExt, SeedableRng};
+    const LIMIT: u64 = 1 << 30;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(22);
+    let d = tempfile::tempdir().unwrap();
+    for case in 0..12 {
+        let dir = d.path().join(format!("c{case}"));
+        std::fs::create_dir(&dir).unwrap();
+        let args: Vec<String> = if case % 2 == 0 {
+            // Log-uniform claims from 2^10 to 2^52 pixels (below and above the limit), at
+            // most 999 bytes present.
+            let mut log =
+                |lo: u32, hi: u32| (1u32 << rng.random_range(lo..hi)) | rng.random_range(0..1u32 << lo);
+            let gz = case % 4 == 0;
+            let dims =
+                if gz { [log(10, 24), log(0, 4), log(0, 4)] } else { [log(10, 32), log(0, 10), log(0, 10)] };
+            let data: Vec<u8> = (0..rng.random_range(0..1000)).map(|_| rng.random()).collect();
+            let name = if gz { "train-images-idx3-ubyte.gz" } else { "train-images-idx3-ubyte" };
+            let bytes = circuitlearn::data::idx::encode_u8(&dims, &data);
+            std::fs::write(dir.join(name), if gz { gzip([bytes]) } else { bytes }).unwrap();
+            std::fs::write(
+                dir.join("train-labels-idx1-ubyte"),
+                circuitlearn::data::idx::encode_u8(&[1], &[0]),
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("t10k-images-idx3-ubyte"),
+                circuitlearn::data::idx::encode_u8(&[1, 1, 1], &[0]),
+            )
+            .unwrap();
+            std::fs::write(
+                dir.join("t10k-labels-idx1-ubyte"),
+                circuitlearn::data::idx::encode_u8(&[1], &[0]),
+            )
+            .unwrap();
+            vec!["train".into(), "--data".into(), dir.display().to_string()]
+        } else {
+            // Widths past the widest model (2^24 bits), or, for digits' 1,258 training rows,
+            // past the memory limit (110,000 bits per feature x 64 features x 20 words).
+            let kind = if rng.random_bool(0.5) { "thermometer" } else { "uniform" };
+            let (data, features) =
+                [("iris", 4u64), ("wine", 13), ("digits", 64), ("breast-cancer", 30)][case / 2 % 4];
+            let lo = if data == "digits" { 110_000 } else { (1 << 24) / features + 1 };
+            let bits = (lo << rng.random_range(0..24)) | rng.random_range(0..lo);
+            vec!["train".into(), "--data".into(), data.into(), "--encoding".into(), format!("{kind}:{bits}")]
+        };
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let o = run_limited(&args, &dir, LIMIT);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?} under RLIMIT_AS {LIMIT}: {:?}: {err}", o.status);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
 }
