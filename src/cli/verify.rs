@@ -7,7 +7,7 @@
 use super::common::{UsageError, set_threads, write_json_file};
 use super::export::{Format, LutStyleArg, export_to, load, write_bench};
 use crate::aig::{Aig, LowerParams};
-use crate::data;
+use crate::data::{self, DataError};
 use crate::io::aiger::{AigerFormat, write_aiger};
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
 use crate::io::testbench::{concat_examples, random_inputs};
@@ -340,10 +340,18 @@ fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitM
         }
         Ok((x, from))
     };
+    // Without --data, a data set name that is neither built in nor a readable path
+    // leaves random vectors only (the report says how many came from data); any other
+    // failure (data that no longer fits the model, too large) is an error, not a silent
+    // drop of the data vectors.
     match load() {
         Ok(found) => Ok(Some(found)),
-        Err(e) if a.data.is_some() => Err(e),
-        Err(_) => Ok(None),
+        Err(e)
+            if a.data.is_none() && matches!(e.downcast_ref::<DataError>(), Some(DataError::Unknown(_))) =>
+        {
+            Ok(None)
+        }
+        Err(e) => Err(e),
     }
 }
 

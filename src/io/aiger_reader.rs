@@ -187,7 +187,10 @@ impl Reader<'_> {
         }
         let rest = &self.bytes[self.pos..];
         let len = rest.iter().position(|&c| c == b'\n').unwrap_or(rest.len());
-        let text = String::from_utf8_lossy(&rest[..len]).trim_end_matches('\r').to_string();
+        let Ok(text) = std::str::from_utf8(&rest[..len]) else {
+            return Err(self.err_line(self.line, "not valid UTF-8 text".into()));
+        };
+        let text = text.trim_end_matches('\r').to_string();
         self.pos += (len + 1).min(rest.len());
         self.line += 1;
         Ok(text)
@@ -441,7 +444,7 @@ mod tests {
 
     #[test]
     fn hostile_headers_fail_cleanly() {
-        let cases: [(&[u8], &str); 9] = [
+        let cases: [(&[u8], &str); 10] = [
             (b"aig 1099511627776 1099511627776 0 0 0\n", "h:1: header claims M = 1099511627776"),
             (
                 b"aig 2147483647 0 0 1 2147483647\n",
@@ -454,6 +457,7 @@ mod tests {
             (b"aag 2 1 0 1 1\n2\n4\n4 6 2\n", "h:4: AND inputs must be literals up to 5"),
             (b"aag 3 1 0 1 2\n2\n4\n4 6 2\n6 4 2\n", "h:5: combinational loop"),
             (b"aag 1 1 0 1 0\n2\n2\nq0 a\n", "h:4: expected a symbol"),
+            (b"aag 1 1 0 1 0\n2\n2\ni0 \xff\n", "h:4: not valid UTF-8 text"),
         ];
         for (bytes, want) in cases {
             let got = parse_aiger(bytes, "h", "h").map(|_| ()).unwrap_err().to_string();
