@@ -194,6 +194,11 @@ fn data_is_sized_before_it_is_allocated() {
     );
     refused(&o, "bomb.csv.gz: the values parsed up to line ");
     assert!(stderr(&o).contains("more than the 8.0 MiB --max-memory limit"), "{}", stderr(&o));
+    let o = circuitlearn(
+        &["verify", "--model", "run/model.json", "--icarus", "--data", "bomb.csv.gz", "--max-memory", "8M"],
+        p,
+    );
+    refused(&o, "bomb.csv.gz: the values parsed up to line ");
     // The same for a PLA bomb, and a bad size.
     let pla_rows = format!("{} 1\n", "0".repeat(200)).repeat(1 << 12).into_bytes();
     std::fs::write(

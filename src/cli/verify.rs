@@ -76,6 +76,10 @@ pub struct VerifyArgs {
     /// (replacing it).
     #[arg(long)]
     pub force: bool,
+    /// Most memory the data examples may take once parsed and encoded (e.g. 4G, 512M)
+    /// [default: what the machine has available].
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<data::MemoryLimit>,
     /// Seconds each external tool run may take before its process group is killed and
     /// the check reported as timed out.
     #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
@@ -320,16 +324,20 @@ fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitM
     let Some(m) = &a.model else { return Ok(None) };
     let file = ModelFile::read(m)?;
     let name = a.data.as_deref().unwrap_or(&file.dataset);
+    let limit = a.max_memory.unwrap_or_else(data::MemoryLimit::available);
     let load = || -> anyhow::Result<(BitMatrix, String)> {
         let (ds, from) =
             match crate::pipeline::load_images(name, None).map_err(|e| UsageError(e.to_string()))? {
                 Some(img) => {
                     let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
-                    (img.splits.test.to_dataset(&img.name, &names)?, img.test_source)
+                    (img.splits.test.to_dataset_within(&img.name, &names, &limit)?, img.test_source)
                 }
-                None => (data::load(name)?, name.to_owned()),
+                None => (data::load_within(name, &limit)?, name.to_owned()),
             };
-        let x = file.encoder.encode(&ds).with_context(|| format!("encoding {name} for {}", m.display()))?;
+        let x = file
+            .encoder
+            .encode_within(&ds, &limit)
+            .with_context(|| format!("encoding {name} for {}", m.display()))?;
         if x.rows() != n_inputs {
             return Err(UsageError(format!(
                 "{name} encodes to {} bits, the model {} has {n_inputs} inputs",
