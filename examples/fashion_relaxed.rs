@@ -12,7 +12,7 @@
 //! fashion-mnist` trains the same way (its default model, `--lr-schedule cosine`); this
 //! example adds the accuracy curve of the discretised circuit during training.
 
-use circuitlearn::aig::{Aig, LowerParams};
+use circuitlearn::aig::Aig;
 use circuitlearn::data::idx::{FASHION_MNIST_CLASSES, FASHION_MNIST_DIR, LabelledImages, read_image_dir};
 use circuitlearn::data::{Encoder, Encoding, Features};
 use circuitlearn::domain::bind_params;
@@ -21,6 +21,7 @@ use circuitlearn::learn::head::accuracy;
 use circuitlearn::learn::predict::predict;
 use circuitlearn::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use circuitlearn::pass;
+use circuitlearn::pass::LowerParams;
 use circuitlearn::train::{RelaxedParams, train_relaxed};
 use std::time::Instant;
 

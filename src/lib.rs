@@ -15,6 +15,7 @@ pub mod learn;
 pub mod map;
 pub mod pass;
 pub mod pipeline;
+pub mod sat;
 pub mod smooth;
 pub mod tools;
 pub mod train;

@@ -271,7 +271,8 @@
 //! `circuitlearn train` counts as `and_nodes`.
 //!
 //! ```
-//! use circuitlearn::aig::{Aig, LowerParams};
+//! use circuitlearn::aig::Aig;
+//! use circuitlearn::pass::LowerParams;
 //! use circuitlearn::lanes::BitMatrix;
 //! use circuitlearn::learn::Network;
 //! use circuitlearn::learn::head::classes_of_indices;

@@ -242,7 +242,7 @@ impl Aig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::verify::cec::all_patterns;
+    use crate::pass::cec::all_patterns;
 
     fn check(n: usize, tables: &[Vec<u64>]) -> Aig {
         let (g, stats) = Aig::from_truth_tables(n, tables, &TruthSynthParams::default());

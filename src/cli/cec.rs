@@ -65,7 +65,7 @@ pub fn run(a: &CecArgs) -> anyhow::Result<()> {
     let report = cec_with(&ga, &gb, &params, hook.as_ref())?;
     let method = match report.method {
         crate::verify::CecMethod::Exhaustive => "exhaustive".to_string(),
-        crate::verify::CecMethod::Sat => format!("sat/{}", crate::verify::solver::BACKEND),
+        crate::verify::CecMethod::Sat => format!("sat/{}", crate::sat::solver::BACKEND),
     };
     match &report.verdict {
         Verdict::Equivalent => {

@@ -14,7 +14,7 @@
 //! validation split, so the reported accuracy is an honest held-out figure.
 
 use super::common::{UsageError, progress, refuse_overwriting_inputs};
-use crate::aig::{Aig, LowerParams};
+use crate::aig::Aig;
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::data::{self, Dataset, Features};
 use crate::domain::{Bool, BoolBuild};
@@ -25,6 +25,7 @@ use crate::learn::symmetric::Symmetric;
 use crate::learn::threshold::{LogisticFit, best_xor_pair};
 use crate::learn::tree::{Forest, Tree, TreeParams};
 use crate::learn::{ModelSpec, Network};
+use crate::pass::LowerParams;
 use crate::pass::{PassContext, parse_script, run_script};
 use crate::train::{RdaRule, RdaVariant, Trainer, VoteParams};
 use anyhow::Context;

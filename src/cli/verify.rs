@@ -6,7 +6,7 @@
 
 use super::common::{UsageError, set_threads, write_json_file};
 use super::export::{Format, LutStyleArg, export_to, load, write_bench};
-use crate::aig::{Aig, LowerParams};
+use crate::aig::Aig;
 use crate::data::{self, DataError};
 use crate::io::aiger::{AigerFormat, write_aiger};
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
@@ -15,6 +15,7 @@ use crate::io::verilog::{LutStyle, VerilogParams, module_name};
 use crate::io::{ModelFile, Netlist, PortNames, write_atomic, write_atomic_with};
 use crate::lanes::BitMatrix;
 use crate::pass;
+use crate::pass::LowerParams;
 use crate::tools::{
     Cec, IcarusOutcome, Matching, ToolLimits, YosysCounts, YosysFlow, abc_cec_limited, run_icarus_limited,
     yosys_counts_limited,

@@ -130,7 +130,7 @@ impl Function {
     #[must_use]
     pub fn first_mismatch(&self, g: &crate::aig::Aig) -> Option<(usize, usize)> {
         assert_eq!((g.n_inputs(), g.outputs().len()), (self.n_inputs, self.outputs.len()), "same interface");
-        let sim = g.simulate(&crate::verify::cec::all_patterns(self.n_inputs));
+        let sim = g.simulate(&crate::lanes::all_patterns(self.n_inputs));
         for (j, t) in self.outputs.iter().enumerate() {
             let row = sim.row(j);
             for (w, &want) in t.iter().enumerate() {

@@ -239,6 +239,27 @@ fn transpose64(a: &mut [u64; LANES]) {
     }
 }
 
+/// Every pattern of `n` inputs (`2^n` examples, example `e` sets input `i` to bit `i` of `e`).
+#[must_use]
+pub fn all_patterns(n: usize) -> BitMatrix {
+    let examples = 1usize << n;
+    let mut m = BitMatrix::zeros(n, examples);
+    for i in 0..n {
+        for (w, word) in m.row_mut(i).iter_mut().enumerate() {
+            *word = if i < 6 {
+                // Bit i of the lane index, repeated over the 64 lanes of the word.
+                (0..LANES).filter(|l| l >> i & 1 == 1).fold(0u64, |acc, l| acc | 1 << l)
+            } else if (w * LANES) >> i & 1 == 1 {
+                u64::MAX
+            } else {
+                0
+            };
+        }
+        m.clear_tail(i);
+    }
+    m
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

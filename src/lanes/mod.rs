@@ -9,7 +9,7 @@ mod words;
 
 pub(crate) use eval::run_tiles;
 pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval_lanes};
-pub use matrix::{BitMatrix, LANES, tail_mask, words_for};
+pub use matrix::{BitMatrix, LANES, all_patterns, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
 pub(crate) use simd::best as best_simd;
 pub use words::WordMatrix;

@@ -13,8 +13,8 @@
 //! [`ExactOutcome::Undecided`], and the caller keeps its own construction.
 
 use crate::aig::{Aig, Lit};
-use crate::verify::cnf::VarPool;
-use crate::verify::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
+use crate::sat::cnf::VarPool;
+use crate::sat::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
 use rustsat::types::{Lit as SatLit, Var};
 use serde::Serialize;
 use std::collections::HashMap;

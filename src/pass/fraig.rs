@@ -10,8 +10,8 @@
 use super::{Pass, PassRun, RunOptions};
 use crate::aig::{Aig, Lit};
 use crate::lanes::BitMatrix;
-use crate::verify::cnf::LazyCnf;
-use crate::verify::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
+use crate::sat::cnf::LazyCnf;
+use crate::sat::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;

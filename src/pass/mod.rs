@@ -15,11 +15,13 @@
 //! | `dc` | don't-care simplification against a care set (the training data): merges nodes equal on every care pattern; **changes the function outside the care set** |
 
 mod balance;
+pub mod cec;
 mod dc;
 pub mod exact;
 pub mod factor;
 mod fraig;
 pub(crate) mod graph;
+mod lower;
 mod options;
 mod refactor;
 mod resub;
@@ -30,6 +32,7 @@ mod simple;
 pub use balance::Balance;
 pub use dc::DontCare;
 pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};
+pub use lower::LowerParams;
 pub use options::{PassRun, ProgressHook, RunOptions};
 pub use refactor::{Refactor, RefactorParams, RefactorStats, refactor};
 pub use resub::{Resub, ResubParams, ResubStats, resub};
@@ -39,8 +42,8 @@ pub use simple::{ConstProp, Strash, Sweep};
 
 use crate::aig::Aig;
 use crate::lanes::BitMatrix;
-use crate::verify::solver::SatStats;
-use crate::verify::{CecParams, Verdict, cec_with};
+use crate::sat::solver::SatStats;
+use cec::{CecParams, Verdict, cec_with};
 use serde::Serialize;
 use std::time::Instant;
 use thiserror::Error;
@@ -128,7 +131,7 @@ pub enum PassError {
     },
     /// The equivalence check itself failed.
     #[error(transparent)]
-    Cec(#[from] crate::verify::cec::CecError),
+    Cec(#[from] crate::pass::cec::CecError),
 }
 
 /// The registered pass names with one line of help each.
@@ -195,7 +198,7 @@ pub fn parse_script(script: &str, ctx: &PassContext) -> Result<Vec<Box<dyn Pass>
 }
 
 /// Runs `passes` in order. With `check`, every function-preserving pass is proven
-/// equivalent to its input ([`cec`](crate::verify::cec())); a failed proof is an error.
+/// equivalent to its input ([`cec`](crate::pass::cec())); a failed proof is an error.
 ///
 /// # Errors
 /// [`PassError::NotEquivalent`] if a checked pass changed the function.

@@ -3,7 +3,7 @@
 //! beyond the AIG.
 
 use crate::aig::Aig;
-use crate::verify::solver::{SatLimits, SatStats};
+use crate::sat::solver::{SatLimits, SatStats};
 use std::sync::Arc;
 
 /// The function behind a [`ProgressHook`].

@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::aig::Lit;
-use crate::verify::solver::SatLimits;
+use crate::sat::solver::SatLimits;
 use crate::verify::{CecMethod, Verdict, cec};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

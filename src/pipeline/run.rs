@@ -4,7 +4,7 @@
 
 use super::config::{BoolOptimizer, ModelConfig, encoding_text};
 use super::{PipelineError, TrainConfig, TrainData, images};
-use crate::aig::{Aig, LowerParams};
+use crate::aig::Aig;
 use crate::data::{self, Encoder, Encoding};
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::{ModelFile, write_atomic};
@@ -13,6 +13,7 @@ use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::predict::predict;
 use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
+use crate::pass::LowerParams;
 use crate::pass::{self, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};

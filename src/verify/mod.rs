@@ -1,9 +1,7 @@
-//! Verification: combinational equivalence checking (exhaustive simulation or a SAT
-//! miter via rustsat) and the CNF encoding it shares with SAT sweeping.
+//! Verification: combinational equivalence checking (exhaustive simulation or a bounded
+//! SAT miter; it lives beside the passes it proves, [`crate::pass::cec`]) and the bounded
+//! SAT layer it runs on ([`crate::sat`]), gathered under one name.
 
-pub mod cec;
-pub mod cnf;
-pub mod solver;
-
-pub use cec::{CEC_LIMITS, CecMethod, CecParams, CecReport, Verdict, cec, cec_with};
-pub use solver::{SatLimits, SatStats};
+pub use crate::pass::cec;
+pub use crate::pass::cec::{CEC_LIMITS, CecMethod, CecParams, CecReport, Verdict, cec, cec_with};
+pub use crate::sat::{SatLimits, SatStats, cnf, solver};

@@ -4,7 +4,7 @@
 use super::generate::{self, entry_of, synthesize};
 use super::npn::{Npn4, apply};
 use super::*;
-use crate::verify::{CecParams, Verdict, cec};
+use crate::pass::cec::{CecParams, Verdict, cec};
 
 fn tt_of(g: &Aig) -> u16 {
     (0..16usize).fold(0u16, |t, x| {

@@ -8,11 +8,11 @@
 //! SAT call is bounded by [`CecParams::limits`]; when they run out the verdict is
 //! [`Verdict::Undecided`], never a guess.
 
-use super::cnf::LazyCnf;
-use super::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
+use super::{Fraig, ProgressHook, RunOptions};
 use crate::aig::Aig;
 use crate::lanes::{BitMatrix, LANES};
-use crate::pass::{Fraig, ProgressHook, RunOptions};
+use crate::sat::cnf::LazyCnf;
+use crate::sat::solver::{Answer, Budget, SatLimits, SatSolver, SatStats};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -143,26 +143,7 @@ pub fn cec_with(
     Ok(CecReport { verdict, method, seconds: t0.elapsed().as_secs_f64(), sat: sat_stats })
 }
 
-/// Every pattern of `n` inputs (`2^n` examples, example `e` sets input `i` to bit `i` of `e`).
-#[must_use]
-pub fn all_patterns(n: usize) -> BitMatrix {
-    let examples = 1usize << n;
-    let mut m = BitMatrix::zeros(n, examples);
-    for i in 0..n {
-        for (w, word) in m.row_mut(i).iter_mut().enumerate() {
-            *word = if i < 6 {
-                // Bit i of the lane index, repeated over the 64 lanes of the word.
-                (0..LANES).filter(|l| l >> i & 1 == 1).fold(0u64, |acc, l| acc | 1 << l)
-            } else if (w * LANES) >> i & 1 == 1 {
-                u64::MAX
-            } else {
-                0
-            };
-        }
-        m.clear_tail(i);
-    }
-    m
-}
+pub use crate::lanes::all_patterns;
 
 fn exhaustive(a: &Aig, b: &Aig) -> Verdict {
     let x = all_patterns(a.n_inputs());
@@ -239,7 +220,7 @@ fn sat(
     limits: &SatLimits,
     progress: Option<&ProgressHook>,
 ) -> Result<(Verdict, SatStats), CecError> {
-    let err = |e: super::solver::SolverError| CecError::Solver(e.0);
+    let err = |e: crate::sat::solver::SolverError| CecError::Solver(e.0);
     let t0 = Instant::now();
     let (m, swept) = miter(a, b, limits, progress);
     let open: Vec<usize> =
