@@ -142,3 +142,24 @@ fn a_preset_applies_under_the_flags_and_metrics_name_it() {
         "{effective}"
     );
 }
+
+/// A run is refused before it starts when its estimated memory exceeds the limit (the
+/// machine's, or --max-memory), instead of growing past it inside epoch 1.
+#[test]
+fn a_run_too_large_for_memory_is_refused_before_it_starts() {
+    let d = tempfile::tempdir().unwrap();
+    for args in [
+        &["--model", "lut:6:16000000x1"][..],
+        &["--max-memory", "64K", "--data", "digits"],
+        &["--model", "gates:64x2", "--max-memory", "10K"],
+        &["--domain", "smooth", "--model", "mlp:64", "--max-memory", "1K"],
+    ] {
+        let o = circuitlearn(&[&["train", "--hardware", "none", "--out", "big"], args].concat(), d.path());
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("would take") && err.trim().lines().count() == 1, "{args:?}: {err}");
+    }
+    let o = circuitlearn(&["train", "--max-memory", "lots"], d.path());
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
+}

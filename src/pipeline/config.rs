@@ -190,6 +190,8 @@ pub struct TrainConfig {
     pub out: Option<PathBuf>,
     /// `--checkpoint-every` (0 = never).
     pub checkpoint_every: usize,
+    /// `--max-memory`, bytes (`None`: the memory available).
+    pub max_memory: Option<u64>,
 }
 
 /// Whether a smooth-domain spec: `mlp:`, `conv`, `linear`, `dense`, `hidden:N`.
@@ -351,6 +353,15 @@ impl TrainConfig {
             return Err(bad("--threads", format!("must be at most 1024, got {threads}")));
         }
         let time_limit = o.time_limit.map(|t| positive("--time-limit", t)).transpose()?;
+        let max_memory = o
+            .max_memory
+            .as_deref()
+            .map(|m| {
+                m.parse::<crate::data::MemoryLimit>()
+                    .map(|l| l.limit())
+                    .map_err(|e| bad("--max-memory", e.to_string()))
+            })
+            .transpose()?;
         let exact_inputs = o.exact_inputs.unwrap_or(3);
         if exact_inputs > 4 {
             return Err(bad("--exact-inputs", format!("must be in 0..=4, got {exact_inputs}")));
@@ -573,6 +584,7 @@ impl TrainConfig {
             hardware: if domain == Domain::Smooth { Hardware::None } else { hardware },
             out: o.out.clone(),
             checkpoint_every: o.checkpoint_every.unwrap_or(0),
+            max_memory,
         })
     }
 

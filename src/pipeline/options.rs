@@ -88,6 +88,14 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub threads: Option<usize>,
+    /// Refuse a run whose estimated peak memory (the encoded data plus the model's
+    /// parameters, optimiser state and working set: about 48 bytes per Boolean
+    /// parameter, 20 bytes per relaxed logit plus 32 bytes per node and example of a
+    /// batch, 16 bytes per smooth weight) exceeds this, e.g. 4G [default: the memory
+    /// available].
+    #[arg(long, value_name = "SIZE")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_memory: Option<String>,
     /// Stop after the first epoch that ends past this many seconds of training.
     #[arg(long, value_name = "SECONDS")]
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -230,6 +230,20 @@ impl Trained {
     }
 }
 
+/// Refuses a run whose estimated peak memory, `bytes`, exceeds `--max-memory` or the
+/// memory available. The estimate is a lower bound (it counts what must be held, not
+/// every temporary), so a run it passes can still be large, but one it refuses cannot fit.
+fn check_memory(cfg: &TrainConfig, what: &str, bytes: u64) -> Result<(), PipelineError> {
+    let limit = crate::data::MemoryLimit::given_or_available(cfg.max_memory);
+    limit.check(&cfg.data, what, Some(bytes))?;
+    Ok(())
+}
+
+/// Bytes of an encoded bit matrix.
+fn bits_bytes(x: &BitMatrix) -> u64 {
+    (x.rows() as u64) * (x.words() as u64) * 8
+}
+
 /// Checkpointing of a run: every `every` epochs into `path`.
 struct Checkpointing {
     every: usize,
@@ -358,6 +372,10 @@ pub fn train(
                         Some(s) => s,
                         None => format!("lut:6:64x1,groupsum:{n_classes}").parse()?,
                     };
+                    // Checked before the network is built: building it is itself large.
+                    let n_params =
+                        crate::learn::param_count(spec, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
+                    check_memory(cfg, &format!("training {spec}"), (n_params as u64).saturating_mul(48))?;
                     let net = Network::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
                     (net, encoder, None, cfg.seed, Vec::new())
                 }
@@ -391,6 +409,10 @@ pub fn train(
                 None if spec.body == Body::Table => Init::Zeros,
                 None => Init::Random,
             };
+            // Parameters, four 64-bit vote counts and a proposal each, the circuit's wiring;
+            // the inputs twice (by row and by example).
+            let need = net.n_params() as u64 * 48 + 2 * bits_bytes(&x_train) + bits_bytes(&x_test);
+            check_memory(cfg, &format!("training {}", net.spec), need)?;
             let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant).init(init).batch(b.batch);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let params = rule.into_params();
@@ -409,6 +431,11 @@ pub fn train(
             let encoder = Encoder::fit(&r.encoding, train)?;
             let (x_train, x_test) = encode(&encoder)?;
             let spec = RelaxedSpec::parse(&r.spec, n_classes)?;
+            // A lower bound before anything is built: 20 bytes per table entry of the
+            // discrete network (a relaxed gate has at least as many logits as entries).
+            let entries =
+                crate::learn::param_count(spec.discrete, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
+            check_memory(cfg, &format!("training {}", r.spec), (entries as u64).saturating_mul(20))?;
             let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
             let net = match (r.input_radius, data.grid) {
                 (None, _) => net.with_input_choice(r.input_candidates, cfg.seed),
@@ -435,6 +462,16 @@ pub fn train(
                 narrow_after: r.narrow_after,
                 narrow_to: r.narrow_candidates.unwrap_or(0),
             };
+            // Logits with Adam's moments, gradients and copies; each node's activations and
+            // adjoints over a batch; the batch's inputs as floats; the encoded data.
+            let (logits, nodes) = (net.n_logits() as u64, net.n_nodes() as u64);
+            let batch = p.batch.min(train.labels.len().max(1)) as u64;
+            let need = logits * 20
+                + nodes * batch * 32
+                + net.network.circuit.n_args() as u64 * batch * 8
+                + bits_bytes(&x_train)
+                + bits_bytes(&x_test);
+            check_memory(cfg, &format!("training {}", r.spec), need)?;
             let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let logits = rule.logits();
@@ -479,6 +516,8 @@ pub fn train(
                 shuffle: true,
                 max_steps: None,
             };
+            let floats = (train_x.x.len() + test_x.x.len()) as u64;
+            check_memory(cfg, &format!("training {}", s.spec), model.n_params() as u64 * 16 + floats * 4)?;
             let mut rule = SmoothRule::new(&mut model, &train_x, p);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             drop(rule);
