@@ -72,7 +72,7 @@ impl CheckReport {
 /// Checks `net` against `aig` (inputs and outputs by position).
 ///
 /// # Errors
-/// Whatever [`cec`] reports (interfaces that differ, a solver failure).
+/// Whatever [`cec`](crate::pass::cec::cec) reports (interfaces that differ, a solver failure).
 pub fn check_mapping(aig: &Aig, net: &LutNetlist, params: &CheckParams) -> Result<CheckReport, CecError> {
     let t0 = Instant::now();
     let back = Aig::from_circuit(&net.to_circuit(), None);

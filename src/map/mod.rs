@@ -1,8 +1,8 @@
 //! LUT mapping: an AIG covered by K-input LUTs, depth-optimal first, then area recovery.
 //!
-//! [`map_luts`] enumerates priority cuts ([`cuts`]), runs one delay-oriented pass that
-//! fixes the depth, then area-flow and exact-local-area passes ([`area`]) that never
-//! exceed it ([`mapper`]), and turns the chosen cuts into a [`LutNetlist`] whose tables
+//! [`map_luts`] enumerates priority cuts (`cuts.rs`), runs one delay-oriented pass that
+//! fixes the depth, then area-flow and exact-local-area passes (`area.rs`) that never
+//! exceed it (`mapper.rs`), and turns the chosen cuts into a [`LutNetlist`] whose tables
 //! come from simulating each cut's cone. [`check_mapping`] proves the result equivalent
 //! to the AIG (exhaustive simulation up to 16 inputs, a SAT miter beyond, random
 //! simulation only for AIGs too large for the miter).

@@ -5,7 +5,7 @@
 //! the algebraically factored irredundant SOP of the function and of its complement
 //! (so OFF-set covers cost what ON-set covers do), an XOR split when a variable enters
 //! the function linearly, and, for at most four variables, the minimum structure of
-//! the function's NPN class ([`super::rewrite`]'s table).
+//! the function's NPN class (the table of [`mod@super::rewrite`]).
 
 use super::rewrite::instantiate4;
 use crate::aig::{Aig, Lit};

@@ -198,7 +198,7 @@ pub fn parse_script(script: &str, ctx: &PassContext) -> Result<Vec<Box<dyn Pass>
 }
 
 /// Runs `passes` in order. With `check`, every function-preserving pass is proven
-/// equivalent to its input ([`cec`](crate::pass::cec())); a failed proof is an error.
+/// equivalent to its input ([`cec::cec`]); a failed proof is an error.
 ///
 /// # Errors
 /// [`PassError::NotEquivalent`] if a checked pass changed the function.

@@ -1,4 +1,4 @@
-//! The generator of [`super::table`]: for every NPN class representative of 4-input
+//! The generator of the structure table (`table.rs`): for every NPN class representative of 4-input
 //! functions, an AIG that is minimum when exact synthesis ([`ExactSynthesis`], SAT,
 //! trying 0, 1, 2, ... AND nodes) finds one within [`EXACT_NODES`] nodes, and otherwise
 //! the best of several decompositions (labelled `exact = false` in the table): the
