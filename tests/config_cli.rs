@@ -163,3 +163,17 @@ fn a_run_too_large_for_memory_is_refused_before_it_starts() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--max-memory"), "{}", stderr(&o));
 }
+
+/// `eval` refuses data whose classes are not the model's (labels are class indices).
+#[test]
+fn eval_refuses_data_of_other_classes() {
+    let d = tempfile::tempdir().unwrap();
+    let o = circuitlearn(&["train", "--epochs", "1", "--hardware", "none", "--out", "i"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = circuitlearn(&["eval", "--model", "i/model.json", "--data", "wine"], d.path());
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("do not match the model's") && err.trim().lines().count() == 1, "{err}");
+    let o = circuitlearn(&["eval", "--model", "i/model.json", "--split", "test", "--json"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+}

@@ -91,8 +91,23 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
     set_threads(a.threads);
     let text = std::fs::read_to_string(&a.model).unwrap_or_default();
     let (ds, what, images) = examples(a)?;
+    // Labels are class indices: data whose classes are named otherwise would be scored
+    // against the wrong ones.
+    let check_classes = |model_classes: &[String]| -> anyhow::Result<()> {
+        if model_classes != ds.class_names.as_slice() {
+            return Err(UsageError(format!(
+                "{what}: classes {} do not match the model's {} ({})",
+                ds.class_names.join(","),
+                model_classes.join(","),
+                a.model.display()
+            ))
+            .into());
+        }
+        Ok(())
+    };
     if is_smooth_model(&text) {
-        let (model, _) = read_smooth_model(&a.model)?;
+        let (model, classes) = read_smooth_model(&a.model)?;
+        check_classes(&classes)?;
         let x = match &images {
             Some(img) => Examples::from_images(&img.splits.test, img.class_names.len())
                 .map_err(|e| UsageError(e.to_string()))?,
@@ -109,6 +124,7 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
         return report(a, &model.spec, &what, x.len(), acc);
     }
     let m = ModelFile::read(&a.model)?;
+    check_classes(&m.class_names)?;
     let (net, params) = m.network(&a.model)?;
     let x = m
         .encoder

@@ -185,6 +185,14 @@ impl Trained {
     /// # Errors
     /// [`PipelineError::ModelFile`] if it cannot be written.
     pub fn write_model(&self, path: &Path, cfg: &TrainConfig) -> Result<(), PipelineError> {
+        self.write_model_file(path, cfg).map_err(|e| match e {
+            // A file that cannot be written is a failure (exit 1), not bad input.
+            crate::io::ModelFileError::Io { path, source } => PipelineError::Io { path, source },
+            e => PipelineError::ModelFile(e),
+        })
+    }
+
+    fn write_model_file(&self, path: &Path, cfg: &TrainConfig) -> Result<(), crate::io::ModelFileError> {
         match &self.model {
             TrainedModel::Bool { net, params, encoder, seed, learned_wiring, variant, .. } => ModelFile {
                 format_version: FORMAT_VERSION,
