@@ -177,3 +177,24 @@ fn eval_refuses_data_of_other_classes() {
     let o = circuitlearn(&["eval", "--model", "i/model.json", "--split", "test", "--json"], d.path());
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// Every command that writes takes `-o` and `--out` (and `--output`) alike.
+#[test]
+fn outputs_are_named_the_same_way_everywhere() {
+    let d = tempfile::tempdir().unwrap();
+    let blif = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl/ctrl.blif");
+    let blif = blif.to_str().unwrap();
+    for args in [
+        &["train", "--epochs", "1", "--hardware", "none", "-o", "t1"][..],
+        &["train", "--epochs", "1", "--hardware", "none", "--output", "t2"],
+        &["opt", blif, "--passes", "strash", "--out", "a.aig"],
+        &["opt", blif, "--passes", "strash", "-o", "b.aig"],
+        &["export", "--circuit", blif, "--out", "c.blif"],
+    ] {
+        let o = circuitlearn(args, d.path());
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    }
+    for f in ["t1/model.json", "t2/model.json", "a.aig", "b.aig", "c.blif"] {
+        assert!(d.path().join(f).exists(), "{f}");
+    }
+}

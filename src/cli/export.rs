@@ -35,7 +35,7 @@ pub struct ExportArgs {
     #[arg(long, value_enum)]
     pub format: Option<Format>,
     /// Output file.
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "out")]
     pub output: PathBuf,
     /// Also write a self-checking testbench `<name>_tb.v` and its vectors `<name>.mem` into DIR (Verilog only).
     #[arg(long, value_name = "DIR")]

@@ -44,7 +44,7 @@ pub struct IwlsArgs {
     #[arg(long)]
     pub valid: PathBuf,
     /// Output AIGER file.
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "out")]
     pub output: PathBuf,
     /// AND-node budget.
     #[arg(long, default_value_t = 5000)]
@@ -284,7 +284,7 @@ pub struct IwlsSuiteArgs {
     /// Folder with `exNN.train.pla[.gz]` and `exNN.valid.pla[.gz]`.
     pub dir: PathBuf,
     /// Output folder: one `exNN.aig` per benchmark and `results.tsv`.
-    #[arg(long)]
+    #[arg(short, long, visible_alias = "output")]
     pub out: PathBuf,
     /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
     /// what the machine has available]; larger data are refused before they are loaded.

@@ -22,7 +22,7 @@ pub struct MapArgs {
     #[arg(long, default_value_t = 6)]
     pub lut: usize,
     /// Output LUT netlist: .blif (one `.names` per LUT) or .v.
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "out")]
     pub output: PathBuf,
     /// Priority cuts kept per node.
     #[arg(long, default_value_t = 8)]

@@ -23,7 +23,7 @@ pub struct OptArgs {
     #[arg(long, default_value = "strash,fraig")]
     pub passes: String,
     /// Output file; the format follows the extension (.blif, .aig, .aag, .v, .dot).
-    #[arg(short, long)]
+    #[arg(short, long, visible_alias = "out")]
     pub output: PathBuf,
     /// Prove every function-preserving pass equivalent (exhaustive simulation or SAT).
     #[arg(long)]

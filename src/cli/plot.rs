@@ -15,7 +15,7 @@ pub struct PlotArgs {
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
     /// Output SVG file.
-    #[arg(short, long, default_value = "accuracy-vs-and-nodes.svg")]
+    #[arg(short, long, visible_alias = "out", default_value = "accuracy-vs-and-nodes.svg")]
     pub output: PathBuf,
     /// Plot title.
     #[arg(long, default_value = "Test accuracy against AIG AND nodes")]

@@ -185,7 +185,7 @@ pub struct TrainOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hardware: Option<String>,
     /// Output directory [default: runs/NAME, NAME the data set's name].
-    #[arg(long)]
+    #[arg(short, long, visible_alias = "output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub out: Option<PathBuf>,
     /// Write OUT/checkpoint.bin every N epochs (0 = never; `--resume OUT` continues)
