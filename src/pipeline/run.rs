@@ -383,7 +383,10 @@ pub fn train(
                     // Checked before the network is built: building it is itself large.
                     let n_params =
                         crate::learn::param_count(spec, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
-                    check_memory(cfg, &format!("training {spec}"), (n_params as u64).saturating_mul(48))?;
+                    // (A model past the parameter cap is refused by `Network::build` itself.)
+                    if n_params <= crate::learn::MAX_PARAMS {
+                        check_memory(cfg, &format!("training {spec}"), n_params as u64 * 48)?;
+                    }
                     let net = Network::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
                     (net, encoder, None, cfg.seed, Vec::new())
                 }
@@ -443,7 +446,9 @@ pub fn train(
             // discrete network (a relaxed gate has at least as many logits as entries).
             let entries =
                 crate::learn::param_count(spec.discrete, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
-            check_memory(cfg, &format!("training {}", r.spec), (entries as u64).saturating_mul(20))?;
+            if entries <= crate::learn::MAX_PARAMS {
+                check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20)?;
+            }
             let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
             let net = match (r.input_radius, data.grid) {
                 (None, _) => net.with_input_choice(r.input_candidates, cfg.seed),
