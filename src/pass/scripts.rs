@@ -22,7 +22,7 @@ pub const SCRIPTS: &[(&str, &str)] = &[
 pub const MAX_SCRIPT_REPEAT: usize = 16;
 
 /// The pass names of `script` (comma or semicolon separated), named scripts expanded,
-/// with an optional repeat count for scripts (`resyn2*3`, at most [`MAX_SCRIPT_REPEAT`]).
+/// with an optional repeat count for scripts (`resyn2*3`, at most `MAX_SCRIPT_REPEAT`).
 #[must_use]
 pub fn expand_script(script: &str) -> Vec<String> {
     let mut out = Vec::new();
