@@ -247,9 +247,9 @@ pub fn write_bench(
 /// What `train` exported.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrainedExport {
-    /// `verilog-out/<name>.v`.
+    /// `<verilog_dir>/<name>.v` (`train`: `OUT/verilog/`).
     pub verilog: PathBuf,
-    /// `testbenches/<name>_tb.v`.
+    /// `<bench_dir>/<name>_tb.v`.
     pub bench: PathBuf,
     /// Icarus result: `pass`, `fail`, `skipped` (iverilog not installed), `timeout`
     /// (a run passed its time bound and was killed) or `error`.

@@ -91,7 +91,6 @@ impl PipelineError {
             PipelineError::Pass(p) => {
                 matches!(p, crate::pass::PassError::Unknown(_) | crate::pass::PassError::NoCareSet)
             }
-            PipelineError::ModelFile(crate::io::ModelFileError::Io { .. }) => true,
             _ => true,
         }
     }
