@@ -319,3 +319,47 @@ fn a_failing_tool_points_at_its_log() -> Result<(), Box<dyn std::error::Error>> 
     assert!(std::fs::read_to_string(log)?.contains("fake failure"), "{log}");
     Ok(())
 }
+
+/// `export --model` writes the classifier the run counted: its AND nodes are
+/// `metrics.json`'s `and_nodes`; `--from luts` gives the trained network before
+/// synthesis; a classifier.aig of another model is refused; a model alone falls back
+/// to its LUT network with a note.
+#[test]
+fn export_of_a_model_is_the_counted_classifier() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    train(d.path());
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/iris/metrics.json"))?)?;
+    let counted = m["and_nodes"].as_u64().ok_or("and_nodes")?;
+    let ands_of = |file: &str| -> Result<u64, Box<dyn std::error::Error>> {
+        let text = std::fs::read_to_string(d.path().join(file))?;
+        let header = text.lines().next().ok_or("empty")?;
+        Ok(header.split_whitespace().nth(5).ok_or("header")?.parse()?)
+    };
+    let o = circuitlearn(&["export", "--model", "runs/iris/model.json", "-o", "c.aag"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(ands_of("c.aag")?, counted);
+    let said = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(said.contains(&format!("({counted} AND nodes,")), "{said}");
+    let o = circuitlearn(
+        &["export", "--model", "runs/iris/model.json", "--from", "luts", "-o", "l.aag"],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(ands_of("l.aag")? > counted, "the LUT network before synthesis is larger");
+    // Another model beside this classifier: refused, naming the file.
+    let model = d.path().join("runs/iris/model.json");
+    let text = std::fs::read_to_string(&model)?;
+    std::fs::write(&model, text.replacen("\"seed\": 0", "\"seed\": 1", 1))?;
+    let o = circuitlearn(&["export", "--model", "runs/iris/model.json", "-o", "s.aag"], d.path());
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("classifier.aig: written for another model"), "{}", stderr(&o));
+    // The model alone: its LUT network, with a note.
+    std::fs::create_dir(d.path().join("alone"))?;
+    std::fs::write(d.path().join("alone/model.json"), text)?;
+    let o = circuitlearn(&["export", "--model", "alone/model.json", "-o", "a.aag"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("no classifier.aig beside"), "{}", stderr(&o));
+    assert_eq!(ands_of("a.aag")?, ands_of("l.aag")?);
+    Ok(())
+}

@@ -56,6 +56,13 @@ pub struct ExportArgs {
     /// Module / model name [default: the run directory's name, or the circuit file's stem].
     #[arg(long)]
     pub name: Option<String>,
+    /// Which circuit of a model: `classifier`, the AIG the run counted (`DIR/classifier.aig`,
+    /// checked to belong to this model.json; its AND nodes are `metrics.json`'s
+    /// `and_nodes`), or `luts`, the trained network with its parameters bound, before
+    /// synthesis (what `train` writes to `DIR/verilog/`). Without a classifier.aig beside
+    /// the model, `luts` is used and a note says so.
+    #[arg(long, value_enum, default_value_t = ModelForm::Classifier)]
+    pub from: ModelForm,
     /// Write even when an output is the input file (replacing it).
     #[arg(long)]
     pub force: bool,
@@ -74,6 +81,16 @@ pub enum Format {
     Aag,
     /// Graphviz DOT.
     Dot,
+}
+
+/// Which circuit of a trained model `export` writes (`--from`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ModelForm {
+    /// The counted classifier AIG saved by the run (`classifier.aig`).
+    #[default]
+    Classifier,
+    /// The trained LUT network with its parameters bound to constants.
+    Luts,
 }
 
 /// `--lut-style` values.
@@ -111,7 +128,7 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
     }
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
     refuse_overwriting_inputs(&[&a.output], &[input], a.force)?;
-    let mut net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
+    let mut net = load_form(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref(), a.from)?;
     if let Some(dir) = &a.testbench {
         let dut = module_name(&net.names().model);
         let (bench, vectors) = (dir.join(format!("{dut}_tb.v")), dir.join(format!("{dut}.mem")));
@@ -128,10 +145,12 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         pipeline: a.pipeline.unwrap_or(0),
     };
     export_to(&a.output, &net, format, &vp)?;
+    // One vocabulary: "gates" are a model's trained gates; a written circuit is counted
+    // in AND nodes of its AIG (as `metrics.json`'s `and_nodes`).
     println!(
-        "wrote {} ({} gates, {} inputs, {} outputs)",
+        "wrote {} ({} AND nodes, {} inputs, {} outputs)",
         a.output.display(),
-        net.circuit().n_gates(),
+        crate::aig::Aig::from_circuit(net.circuit(), None).n_ands(),
         net.circuit().n_inputs(),
         net.circuit().n_outputs()
     );
@@ -172,13 +191,54 @@ pub fn format_of(path: &Path) -> Result<Format, UsageError> {
 /// # Errors
 /// An unreadable model or circuit file; an unknown circuit file extension.
 pub fn load(model: Option<&Path>, circuit: Option<&Path>, name: Option<&str>) -> anyhow::Result<Netlist> {
+    load_form(model, circuit, name, ModelForm::Luts)
+}
+
+/// [`load`] with the circuit of a model chosen by `form`: its saved classifier AIG
+/// (when it belongs to this model file; otherwise an error if stale, the LUT form with a
+/// note if missing) or its LUT network.
+///
+/// # Errors
+/// As [`load`]; a `classifier.aig` beside the model that was written for another model
+/// (exit 2).
+pub fn load_form(
+    model: Option<&Path>,
+    circuit: Option<&Path>,
+    name: Option<&str>,
+    form: ModelForm,
+) -> anyhow::Result<Netlist> {
     let net = match (model, circuit) {
         (Some(m), None) => {
             let file = ModelFile::read(m)?;
             let (network, params) = file.network(m)?;
             let run_dir = m.parent().and_then(Path::file_name).map(|n| n.to_string_lossy().into_owned());
-            let name = name.map(str::to_string).or(run_dir).unwrap_or_else(|| file.dataset.clone());
-            Netlist::indexed(&module_name(&name), bind_params(&network.classifier(), &params)?)
+            let name =
+                module_name(&name.map(str::to_string).or(run_dir).unwrap_or_else(|| file.dataset.clone()));
+            let saved = match form {
+                ModelForm::Classifier => crate::pipeline::saved_classifier(m)?,
+                ModelForm::Luts => crate::pipeline::SavedClassifier::Missing,
+            };
+            match saved {
+                crate::pipeline::SavedClassifier::Matching(aig) => Netlist::indexed(&name, aig.to_circuit()),
+                crate::pipeline::SavedClassifier::Stale(path) => {
+                    return Err(UsageError(format!(
+                        "{}: written for another model than {} (re-run `train`, or export the model's LUT network with --from luts)",
+                        path.display(),
+                        m.display()
+                    ))
+                    .into());
+                }
+                crate::pipeline::SavedClassifier::Missing => {
+                    if form == ModelForm::Classifier {
+                        eprintln!(
+                            "note: no {} beside {}; exporting the trained LUT network (--from luts)",
+                            crate::pipeline::CLASSIFIER_FILE,
+                            m.display()
+                        );
+                    }
+                    Netlist::indexed(&name, bind_params(&network.classifier(), &params)?)
+                }
+            }
         }
         (None, Some(c)) => {
             let net = match c.extension().and_then(|e| e.to_str()) {

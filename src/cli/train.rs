@@ -6,8 +6,6 @@
 
 use super::common::{UsageError, progress, set_threads, write_json_file};
 use super::export::export_trained;
-use crate::io::aiger::{AigerFormat, write_aiger};
-use crate::io::{PortNames, write_atomic_with};
 use crate::pipeline::{
     self, CHECKPOINT_FILE, Hardware, PRESETS, PipelineError, TrainConfig, TrainOptions, implied_preset,
 };
@@ -199,9 +197,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     trained.write_model(&out.join("model.json"), &cfg).map_err(cli_error)?;
     let synth = pipeline::synthesize(&cfg, &trained).map_err(cli_error)?;
     if let Some(s) = &synth {
-        let path = out.join("classifier.aig");
-        let names = PortNames::indexed("classifier", s.aig.n_inputs(), s.aig.outputs().len());
-        write_atomic_with(&path, |w| write_aiger(&s.aig, &names, AigerFormat::Binary, w))
+        let (model, path) = (out.join("model.json"), out.join(pipeline::CLASSIFIER_FILE));
+        let bytes = std::fs::read(&model).with_context(|| format!("reading {}", model.display()))?;
+        pipeline::write_classifier(&path, &s.aig, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let hw = match (trained.circuit(), cfg.hardware, &trained.x_train, &trained.x_test) {
@@ -242,7 +240,7 @@ fn module_name(out: &Path, data: &str) -> String {
 fn print_summary(m: &serde_json::Value, out: &Path) {
     let f = |k: &str| m[k].as_f64().map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
     let mut line = format!(
-        "{} on {} ({}): train {}, test {} ({} test examples), {} gates",
+        "{} on {} ({}): train {}, test {} ({} test examples), {} trained gates",
         m["model"].as_str().unwrap_or(""),
         m["dataset"].as_str().unwrap_or(""),
         m["domain"].as_str().unwrap_or(""),
@@ -252,7 +250,7 @@ fn print_summary(m: &serde_json::Value, out: &Path) {
         m["gates"],
     );
     if let Some(a) = m["and_nodes"].as_u64() {
-        line += &format!(", {a} AIG ANDs (whole classifier)");
+        line += &format!(", {a} AND nodes (whole classifier, classifier.aig)");
     }
     if m["domain"] == "relaxed" {
         line += &format!(

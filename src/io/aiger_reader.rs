@@ -103,6 +103,19 @@ pub fn read_aiger_netlist(path: &Path) -> Result<Netlist, AigerError> {
 /// # Errors
 /// [`AigerError`] with the file and position of the first problem.
 pub fn parse_aiger(bytes: &[u8], file: &str, model: &str) -> Result<(Aig, PortNames), AigerError> {
+    parse_aiger_with_comment(bytes, file, model).map(|(aig, names, _)| (aig, names))
+}
+
+/// [`parse_aiger`] that also returns the comment section (the text after the `c` line;
+/// empty without one), lossily decoded as UTF-8.
+///
+/// # Errors
+/// As [`parse_aiger`].
+pub fn parse_aiger_with_comment(
+    bytes: &[u8],
+    file: &str,
+    model: &str,
+) -> Result<(Aig, PortNames, String), AigerError> {
     let mut r = Reader { bytes, pos: 0, line: 1, file };
     let header = r.line_text()?;
     let tokens: Vec<&str> = header.split_ascii_whitespace().collect();
@@ -157,7 +170,8 @@ pub fn parse_aiger(bytes: &[u8], file: &str, model: &str) -> Result<(Aig, PortNa
     let (m, i, o, a) = (m as u32, i as usize, o as usize, a as usize);
     let (aig, n_out) = if binary { binary_body(&mut r, i, o, a)? } else { ascii_body(&mut r, m, i, o, a)? };
     let names = symbols(&mut r, model, i, n_out, binary)?;
-    Ok((aig, names))
+    let comment = String::from_utf8_lossy(&bytes[r.pos.min(bytes.len())..]).into_owned();
+    Ok((aig, names, comment))
 }
 
 struct Reader<'a> {

@@ -15,12 +15,16 @@
 //! # Ok::<(), pipeline::PipelineError>(())
 //! ```
 
+mod classifier;
 mod config;
 mod images;
 mod options;
 pub mod presets;
 mod run;
 
+pub use classifier::{
+    CLASSIFIER_FILE, SavedClassifier, model_fingerprint, saved_classifier, write_classifier,
+};
 pub use config::{
     BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, RelaxedConfig, SmoothConfig,
     TrainConfig, encoding_text, implied_preset, parse_encoding,
