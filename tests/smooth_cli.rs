@@ -78,6 +78,28 @@ fn smooth_training_on_csv_data_learns_iris() {
     assert!(last_json(&out)["test_accuracy"].as_f64().unwrap() >= 0.9);
 }
 
+/// Progress lines of a smooth run report the training loss and accuracy, falling.
+#[test]
+fn smooth_progress_lines_show_loss_and_accuracy() {
+    let d = tempfile::tempdir().unwrap();
+    let out = circuitlearn(
+        &[
+            "train", "--domain", "smooth", "--data", "iris", "--model", "mlp:16", "--epochs", "30", "--lr",
+            "0.05",
+        ],
+        d.path(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let loss_of = |epoch: &str| -> f64 {
+        let line = err.lines().find(|l| l.starts_with(&format!("train {epoch}/30:"))).expect(epoch);
+        let at = line.find("train loss ").expect("a loss") + "train loss ".len();
+        line[at..].split(',').next().unwrap().trim().parse().unwrap()
+    };
+    assert!(err.contains("accuracy 0."), "{err}");
+    assert!(loss_of("30") < loss_of("1"), "{err}");
+}
+
 #[test]
 fn lying_idx_header_is_one_error_line_and_exit_2() {
     let d = tempfile::tempdir().unwrap();

@@ -240,15 +240,17 @@ fn module_name(out: &Path, data: &str) -> String {
 fn print_summary(m: &serde_json::Value, out: &Path) {
     let f = |k: &str| m[k].as_f64().map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
     let mut line = format!(
-        "{} on {} ({}): train {}, test {} ({} test examples), {} trained gates",
+        "{} on {} ({}): train {}, test {} ({} test examples)",
         m["model"].as_str().unwrap_or(""),
         m["dataset"].as_str().unwrap_or(""),
         m["domain"].as_str().unwrap_or(""),
         f("train_accuracy"),
         f("test_accuracy"),
         m["test_examples"],
-        m["gates"],
     );
+    if m["domain"] != "smooth" {
+        line += &format!(", {} trained gates", m["gates"]);
+    }
     if let Some(a) = m["and_nodes"].as_u64() {
         line += &format!(", {a} AND nodes (whole classifier, classifier.aig)");
     }

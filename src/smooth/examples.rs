@@ -101,6 +101,31 @@ impl SmoothModel {
         out
     }
 
+    /// Mean loss and accuracy over the examples `rows` of `data` (0 and 0 for none), in
+    /// batches of 1,000.
+    #[must_use]
+    pub fn loss_and_accuracy(
+        &self,
+        data: &Examples,
+        rows: &[usize],
+        loss: super::loss::LossKind,
+    ) -> (f64, f64) {
+        let map = loss.map();
+        let (mut total, mut hits) = (0.0, 0usize);
+        for chunk in rows.chunks(1000) {
+            let (x, y) = data.batch(chunk);
+            let yhat = self.forward(&x);
+            let l = super::eval(&map, &[&yhat, &y]);
+            total += f64::from(l[0].data().first().copied().unwrap_or(0.0)) * chunk.len() as f64;
+            for (row, &r) in yhat.data().chunks(self.classes.max(1)).zip(chunk) {
+                let best = (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b });
+                hits += usize::from(best as u32 == data.labels[r]);
+            }
+        }
+        let n = rows.len().max(1) as f64;
+        (total / n, hits as f64 / n)
+    }
+
     /// Fraction of examples whose predicted class is their label.
     #[must_use]
     pub fn accuracy(&self, data: &Examples) -> f64 {

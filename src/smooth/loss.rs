@@ -93,6 +93,15 @@ impl LossKind {
         }
     }
 
+    /// The loss as a map `(ŷ, y) -> L`.
+    #[must_use]
+    pub fn map(self) -> SmoothCircuit {
+        match self {
+            Self::Mse => mse_map(),
+            Self::SoftmaxCrossEntropy => softmax_cross_entropy_map(),
+        }
+    }
+
     /// The loss lens.
     #[must_use]
     pub fn lens(self) -> Lens<SmoothOp> {

@@ -44,6 +44,9 @@ pub fn gradient_circuit(model: &SmoothModel, loss: LossKind) -> SmoothCircuit {
     parameter_changes(&lens, model.params.len())
 }
 
+/// Training examples a progress line's loss and accuracy are measured on, at most.
+pub const DESCRIBE_SAMPLE: usize = 4096;
+
 /// Gradient descent on a [`SmoothModel`] (trained in place) over `data`.
 pub struct SmoothRule<'a> {
     model: &'a mut SmoothModel,
@@ -119,8 +122,15 @@ impl Rule for SmoothRule<'_> {
         SmoothEpoch { epoch, steps: self.steps }
     }
 
+    /// Steps so far, and the model's loss and accuracy on the training data (on evenly
+    /// spaced examples of it when there are more than [`DESCRIBE_SAMPLE`]).
     fn describe(&self, e: &SmoothEpoch) -> String {
-        format!("{} steps", e.steps)
+        let n = self.data.len();
+        let k = n.min(DESCRIBE_SAMPLE);
+        let rows: Vec<usize> = (0..k).map(|i| i * n / k.max(1)).collect();
+        let (loss, acc) = self.model.loss_and_accuracy(self.data, &rows, self.p.loss);
+        let of = if k < n { format!(" on {k} of {n} training examples") } else { String::new() };
+        format!("{} steps, train loss {loss:.4}, accuracy {acc:.3}{of}", e.steps)
     }
 
     fn save(&self) -> RuleState {
