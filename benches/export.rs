@@ -77,7 +77,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("export_100k_lut6");
     g.sample_size(10).throughput(Throughput::Elements(100_000));
     for (name, lut_style) in [("verilog_table", LutStyle::Table), ("verilog_expr", LutStyle::Expr)] {
-        let p = VerilogParams { lut_style, pipeline: 0 };
+        let p = VerilogParams { lut_style, pipeline: 0, valid: false };
         g.bench_function(name, |bch| {
             bch.iter(|| write_atomic_with(&path, |w| write_verilog(&luts, &p, w)).expect("write"));
         });

@@ -363,3 +363,71 @@ fn export_of_a_model_is_the_counted_classifier() -> Result<(), Box<dyn std::erro
     assert_eq!(ands_of("a.aag")?, ands_of("l.aag")?);
     Ok(())
 }
+
+/// Runs `<dir>/<module>_tb.v` against `design` in Icarus; `None` when Icarus is missing
+/// (and not required).
+fn icarus(dir: &Path, design: &Path, module: &str) -> Option<circuitlearn::tools::IcarusOutcome> {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        eprintln!("skipped: Icarus Verilog not installed");
+        return None;
+    }
+    let bench = dir.join(format!("{module}_tb.v"));
+    let limits = circuitlearn::tools::ToolLimits::default();
+    Some(
+        circuitlearn::tools::run_icarus_limited(dir, &bench, design, &format!("{module}_tb"), 1, &limits)
+            .unwrap(),
+    )
+}
+
+/// The header says what every input bit means and the class order; `--raw-features`
+/// wraps the classifier in fixed-point comparators and `--valid` adds a clock enable and
+/// valid bits; Icarus checks both against the Rust simulation (the bench stalls the
+/// pipeline every third cycle).
+#[test]
+fn export_documents_ports_takes_raw_features_and_valid_bits() -> Result<(), Box<dyn std::error::Error>> {
+    use circuitlearn::tools::IcarusOutcome;
+    let d = tempfile::tempdir()?;
+    train(d.path());
+    let v = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.v"))?;
+    assert!(v.contains("//   x[0]: sepal_length > 4.9\n"), "{v}");
+    assert!(v.contains(
+        "// Output: y is the class index, unsigned binary: 0 = setosa, 1 = versicolor, 2 = virginica."
+    ));
+    let args = ["export", "--model", "runs/iris/model.json", "-o", "raw.v", "--raw-features", "12.6"];
+    let o = circuitlearn(
+        &[&args[..], &["--pipeline", "2", "--valid", "--testbench", "tb", "--vectors", "300"]].concat(),
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let raw = std::fs::read_to_string(d.path().join("raw.v"))?;
+    assert!(raw.contains("module iris_core (") && raw.contains("module iris ("), "{raw}");
+    assert!(raw.contains("  input wire [47:0] x,") && raw.contains("output wire valid_out"), "{raw}");
+    // sepal_length > 4.9 at 6 fractional bits: k > floor(4.9 * 64) = 313 = 0x139.
+    assert!(raw.contains("assign b[0] = f0 > 12'sh139; // > 4.9"), "{raw}");
+    if let Some(out) = icarus(&d.path().join("tb"), &d.path().join("raw.v"), "iris") {
+        assert!(matches!(out, IcarusOutcome::Pass { vectors: 300, .. }), "{out:?}");
+    }
+    // Mutated comparators (petal length compared the wrong way) are caught.
+    std::fs::write(d.path().join("bad.v"), raw.replace("f2 > ", "f2 < "))?;
+    if let Some(out) = icarus(&d.path().join("tb"), &d.path().join("bad.v"), "iris") {
+        assert!(matches!(out, IcarusOutcome::Mismatch { .. }), "{out:?}");
+    }
+    // A pipeline that ignores its clock enable is caught.
+    std::fs::write(d.path().join("bad.v"), raw.replace("if (en) begin", "if (1'b1) begin"))?;
+    if let Some(out) = icarus(&d.path().join("tb"), &d.path().join("bad.v"), "iris") {
+        assert!(matches!(out, IcarusOutcome::Mismatch { .. }), "{out:?}");
+    }
+    // Refusals: one line, exit 2.
+    for (bad, says) in [
+        (&["--raw-features", "8"][..], "bad fixed-point format"),
+        (&["--valid"][..], "--valid needs --pipeline"),
+    ] {
+        let o = circuitlearn(
+            &[&["export", "--model", "runs/iris/model.json", "-o", "x.v"][..], bad].concat(),
+            d.path(),
+        );
+        assert_eq!(o.status.code(), Some(2), "{bad:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(says), "{bad:?}: {}", stderr(&o));
+    }
+    Ok(())
+}

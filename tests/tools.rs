@@ -55,7 +55,7 @@ fn icarus_matches_the_simulator_on_a_trained_model() -> Result {
     // Every train and test example, then random inputs.
     let inputs = concat_examples(&[&data, &random_inputs(n.circuit().n_inputs(), 256, 1)]);
     for (lut_style, pipeline) in [(LutStyle::Table, 0), (LutStyle::Expr, 0), (LutStyle::Table, 2)] {
-        let p = VerilogParams { lut_style, pipeline };
+        let p = VerilogParams { lut_style, pipeline, valid: false };
         assert_pass(&cosimulate(d.path(), &n, &p, &inputs)?, inputs.examples(), &format!("{p:?}"));
     }
     Ok(())
@@ -105,7 +105,7 @@ fn icarus_matches_the_simulator_on_random_and_epfl_circuits() -> Result {
     for seed in 0..4 {
         let n = Netlist::indexed(&format!("r{seed}"), random_circuit(seed, 10, 80, true));
         for (lut_style, pipeline) in [(LutStyle::Table, 0), (LutStyle::Expr, 3)] {
-            let p = VerilogParams { lut_style, pipeline };
+            let p = VerilogParams { lut_style, pipeline, valid: false };
             assert_pass(
                 &cosimulate(d.path(), &n, &p, &random_inputs(10, 2000, 0))?,
                 1024,

@@ -11,8 +11,11 @@ use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
 use crate::io::netlist::model_name_from;
-use crate::io::testbench::{TestbenchError, concat_examples, random_inputs, write_testbench};
-use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
+use crate::io::raw_inputs::{FixedPoint, RawInputs};
+use crate::io::testbench::{
+    BenchParams, TestbenchError, concat_examples, random_inputs, write_testbench_with,
+};
+use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog, write_verilog_documented};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
 use crate::lanes::BitMatrix;
 use crate::tools::{IcarusOutcome, Tool, ToolError, ToolLimits, run_icarus_limited};
@@ -49,6 +52,16 @@ pub struct ExportArgs {
     /// Register stages in the Verilog (adds a `clk` port; latency N cycles).
     #[arg(long)]
     pub pipeline: Option<usize>,
+    /// With --pipeline: add a clock enable `en` and valid bits `valid_in` -> `valid_out`
+    /// that travel with the data.
+    #[arg(long)]
+    pub valid: bool,
+    /// A model's raw feature values as inputs instead of encoded bits: W-bit two's
+    /// complement numbers with F fractional bits (e.g. 16.8), feature f in x[f*W +: W].
+    /// The module `<name>` then compares them with the encoder's thresholds and
+    /// instantiates the classifier as `<name>_core`.
+    #[arg(long, value_name = "W.F")]
+    pub raw_features: Option<FixedPoint>,
     /// Pass script applied before writing (e.g. strash,fraig,balance; see `opt`). The
     /// circuit is then written as its AIG (AND/NOT gates) instead of LUTs.
     #[arg(long)]
@@ -120,15 +133,40 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         Some(f) => f,
         None => format_of(&a.output)?,
     };
-    if format != Format::Verilog && (a.lut_style.is_some() || a.pipeline.is_some() || a.testbench.is_some()) {
+    if format != Format::Verilog
+        && (a.lut_style.is_some()
+            || a.pipeline.is_some()
+            || a.testbench.is_some()
+            || a.valid
+            || a.raw_features.is_some())
+    {
         return Err(UsageError(
-            "--lut-style, --pipeline and --testbench apply to --format verilog only".into(),
+            "--lut-style, --pipeline, --valid, --raw-features and --testbench apply to --format verilog only"
+                .into(),
+        )
+        .into());
+    }
+    if a.valid && a.pipeline.unwrap_or(0) == 0 {
+        return Err(
+            UsageError("--valid needs --pipeline N (N >= 1): it adds ports to the registers".into()).into()
+        );
+    }
+    if a.raw_features.is_some() && a.model.is_none() {
+        return Err(UsageError(
+            "--raw-features needs --model: the thresholds are the model's encoder".into(),
         )
         .into());
     }
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
     refuse_overwriting_inputs(&[&a.output], &[input], a.force)?;
     let mut net = load_form(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref(), a.from)?;
+    let model = a.model.as_deref().map(ModelFile::read).transpose()?;
+    let raw = match (&model, a.raw_features) {
+        (Some(m), Some(f)) => {
+            Some(RawInputs::new(&m.encoder, f).map_err(|e| UsageError(format!("--raw-features: {e}")))?)
+        }
+        _ => None,
+    };
     if let Some(dir) = &a.testbench {
         let dut = module_name(&net.names().model);
         let (bench, vectors) = (dir.join(format!("{dut}_tb.v")), dir.join(format!("{dut}.mem")));
@@ -143,8 +181,37 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
     let vp = VerilogParams {
         lut_style: a.lut_style.map(LutStyle::from).unwrap_or_default(),
         pipeline: a.pipeline.unwrap_or(0),
+        valid: a.valid,
     };
-    export_to(&a.output, &net, format, &vp)?;
+    let doc = model.as_ref().map(ModelFile::port_doc).unwrap_or_default();
+    let top = net.names().model.clone();
+    let bench_net = match (&raw, &model) {
+        (Some(raw), Some(m)) => {
+            // The classifier becomes `<name>_core`; `<name>` is the wrapper, and the bench
+            // checks it against the comparators and the classifier simulated together.
+            let core_name = format!("{}_core", module_name(&top));
+            let mut names = net.names().clone();
+            names.model = core_name.clone();
+            let core = Netlist::new(names, net.circuit().clone())?;
+            let names = m.encoder.feature_names().unwrap_or_default().to_vec();
+            write_atomic_with(&a.output, |w| {
+                write_verilog_documented(&core, &vp, &doc, w)?;
+                raw.write_wrapper(&top, &core_name, core.circuit().n_outputs(), &names, &vp, w)
+            })
+            .with_context(|| format!("writing {}", a.output.display()))?;
+            let both = raw.circuit().then(net.circuit()).context("comparators and classifier")?;
+            Netlist::indexed(&top, both)
+        }
+        _ => {
+            if format == Format::Verilog {
+                write_atomic_with(&a.output, |w| write_verilog_documented(&net, &vp, &doc, w))
+                    .with_context(|| format!("writing {}", a.output.display()))?;
+            } else {
+                export_to(&a.output, &net, format, &vp)?;
+            }
+            net.clone()
+        }
+    };
     // One vocabulary: "gates" are a model's trained gates; a written circuit is counted
     // in AND nodes of its AIG (as `metrics.json`'s `and_nodes`).
     println!(
@@ -155,8 +222,12 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         net.circuit().n_outputs()
     );
     if let Some(dir) = &a.testbench {
-        let inputs = random_inputs(net.circuit().n_inputs(), a.vectors, 0);
-        let files = write_bench(dir, &net, &inputs, vp.pipeline)?;
+        let inputs = match &raw {
+            Some(raw) => raw.random_vectors(a.vectors, 0),
+            None => random_inputs(net.circuit().n_inputs(), a.vectors, 0),
+        };
+        let bp = BenchParams { latency: vp.pipeline, valid: vp.valid };
+        let files = write_bench(dir, &bench_net, &inputs, &bp)?;
         println!(
             "wrote {} and {} ({} vectors)",
             files.bench.display(),
@@ -296,9 +367,9 @@ pub fn write_bench(
     dir: &Path,
     net: &Netlist,
     inputs: &BitMatrix,
-    latency: usize,
+    params: &BenchParams,
 ) -> anyhow::Result<crate::io::testbench::BenchFiles> {
-    write_testbench(dir, net, inputs, latency).map_err(|e| match e {
+    write_testbench_with(dir, net, inputs, params).map_err(|e| match e {
         TestbenchError::Empty { .. } => UsageError(format!("no testbench: {e}")).into(),
         e => anyhow::Error::from(e),
     })
@@ -362,7 +433,8 @@ pub fn train_bench_examples(x_train: &BitMatrix, x_test: &BitMatrix) -> BitMatri
 /// training's own time.
 pub const TRAIN_ICARUS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` and a
+/// After training: binds `params` into `circuit`, writes `verilog_dir/<name>.v` (with
+/// `doc`, e.g. [`ModelFile::port_doc`], as header comments) and a
 /// bench into `bench_dir` over [`train_bench_examples`], and runs Icarus on it if
 /// `iverilog` is on PATH: on every vector, or on every K-th one within
 /// [`TRAIN_BENCH_BUDGET`] (at least 256 vectors).
@@ -370,7 +442,7 @@ pub const TRAIN_ICARUS_TIMEOUT: std::time::Duration = std::time::Duration::from_
 /// # Errors
 /// Failure to bind or write the files. Tool problems are reported in the result.
 pub fn export_trained(
-    name: &str,
+    (name, doc): (&str, &[String]),
     circuit: &Circuit<Bool>,
     params: &[bool],
     (x_train, x_test): (&BitMatrix, &BitMatrix),
@@ -379,7 +451,15 @@ pub fn export_trained(
     run_icarus: bool,
 ) -> anyhow::Result<TrainedExport> {
     let limits = run_icarus.then_some(ToolLimits { timeout: TRAIN_ICARUS_TIMEOUT });
-    export_trained_within(name, circuit, params, (x_train, x_test), verilog_dir, bench_dir, limits.as_ref())
+    export_trained_within(
+        (name, doc),
+        circuit,
+        params,
+        (x_train, x_test),
+        verilog_dir,
+        bench_dir,
+        limits.as_ref(),
+    )
 }
 
 /// [`export_trained`] with each Icarus run bounded by `limits` (`None`: Icarus not run).
@@ -387,7 +467,7 @@ pub fn export_trained(
 /// # Errors
 /// As [`export_trained`].
 pub fn export_trained_within(
-    name: &str,
+    (name, doc): (&str, &[String]),
     circuit: &Circuit<Bool>,
     params: &[bool],
     (x_train, x_test): (&BitMatrix, &BitMatrix),
@@ -398,9 +478,10 @@ pub fn export_trained_within(
     let module = module_name(name);
     let net = Netlist::indexed(&module, bind_params(circuit, params)?);
     let verilog = verilog_dir.join(format!("{module}.v"));
-    export_to(&verilog, &net, Format::Verilog, &VerilogParams::default())?;
+    write_atomic_with(&verilog, |w| write_verilog_documented(&net, &VerilogParams::default(), doc, w))
+        .with_context(|| format!("writing {}", verilog.display()))?;
     let vectors = train_bench_examples(x_train, x_test);
-    let files = write_bench(bench_dir, &net, &vectors, 0)?;
+    let files = write_bench(bench_dir, &net, &vectors, &BenchParams::default())?;
     let total = files.n_vectors;
     let keep = (TRAIN_BENCH_BUDGET / net.circuit().n_gates().max(1)).max(256);
     let step = total.div_ceil(keep);

@@ -205,8 +205,10 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let hw = match (trained.circuit(), cfg.hardware, &trained.x_train, &trained.x_test) {
         (Some((net, params)), Hardware::Verify | Hardware::Export, Some(xtr), Some(xte)) => {
             let dir = out.join("verilog");
+            let doc =
+                crate::io::ModelFile::read(&out.join("model.json")).map(|m| m.port_doc()).unwrap_or_default();
             Some(export_trained(
-                &module_name(&out, &data.name),
+                (&module_name(&out, &data.name), &doc),
                 &net.classifier(),
                 params,
                 (xtr, xte),

@@ -229,7 +229,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
     super::common::refuse_overwriting_inputs(&outputs, &[input], a.force)?;
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
-    let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline };
+    let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline, valid: false };
     let verilog = work.join(format!("{name}.v"));
     export_to(&verilog, &net, Format::Verilog, &vp)?;
     let c = net.circuit();
@@ -256,7 +256,12 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
             Some(x) => concat_examples(&[x, &random]),
             None => random,
         };
-        let files = write_bench(&work, &net, &inputs, a.pipeline)?;
+        let files = write_bench(
+            &work,
+            &net,
+            &inputs,
+            &crate::io::testbench::BenchParams { latency: a.pipeline, valid: false },
+        )?;
         let (result, vectors, log) =
             match run_icarus_limited(&work, &files.bench, &verilog, &files.module, 1, &a.tool_limits())? {
                 IcarusOutcome::Pass { vectors, log } => ("pass", vectors, log),

@@ -81,12 +81,58 @@ impl Code {
         }
     }
 
-    /// Bit `i` of this feature for value `v`.
-    fn bit(&self, i: usize, v: f64) -> bool {
+    /// The rule of bit `i` of this feature.
+    fn rule(&self, i: usize) -> BitRule {
         match self {
             #[allow(clippy::float_cmp)] // exact equality is the degenerate case being excluded
-            Self::Threshold { min, max } => max != min && (v - min) / (max - min) > 0.5,
-            Self::Thermometer { thresholds } => v > thresholds[i],
+            Self::Threshold { min, max } if max == min => BitRule::Never,
+            Self::Threshold { min, max } => BitRule::Scaled { min: *min, max: *max },
+            Self::Thermometer { thresholds } => BitRule::Above(thresholds[i]),
+        }
+    }
+
+    /// Bit `i` of this feature for value `v`.
+    fn bit(&self, i: usize, v: f64) -> bool {
+        self.rule(i).holds(v)
+    }
+}
+
+/// When one encoded bit of a numeric feature `v` is 1.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum BitRule {
+    /// `v > t`.
+    Above(f64),
+    /// `(v - min) / (max - min) > 0.5` (the `threshold` encoding), that is `v` above the
+    /// midpoint of the fitted range up to floating-point rounding.
+    Scaled {
+        /// Smallest fitted value.
+        min: f64,
+        /// Largest fitted value.
+        max: f64,
+    },
+    /// Never (a feature that was constant when fitted).
+    Never,
+}
+
+impl BitRule {
+    /// Whether the bit is 1 for value `v` (what the encoder computes).
+    #[must_use]
+    pub fn holds(self, v: f64) -> bool {
+        match self {
+            Self::Above(t) => v > t,
+            Self::Scaled { min, max } => (v - min) / (max - min) > 0.5,
+            Self::Never => false,
+        }
+    }
+
+    /// The threshold `t` the rule compares with (`v > t`), the midpoint for
+    /// [`BitRule::Scaled`]; `None` for [`BitRule::Never`].
+    #[must_use]
+    pub fn threshold(self) -> Option<f64> {
+        match self {
+            Self::Above(t) => Some(t),
+            Self::Scaled { min, max } => Some(min + (max - min) / 2.0),
+            Self::Never => None,
         }
     }
 }
@@ -298,6 +344,29 @@ impl Encoder {
                     }
                 })
                 .collect(),
+        }
+    }
+
+    /// Each output bit as `(feature, rule)` for numeric features (`None` for Boolean
+    /// inputs, passed through).
+    #[must_use]
+    pub fn bit_rules(&self) -> Option<Vec<(usize, BitRule)>> {
+        let Input::Real { codes, .. } = &self.input else { return None };
+        Some(
+            codes
+                .iter()
+                .enumerate()
+                .flat_map(|(f, code)| (0..code.width()).map(move |i| (f, code.rule(i))))
+                .collect(),
+        )
+    }
+
+    /// The names of the numeric features (`None` for Boolean inputs).
+    #[must_use]
+    pub fn feature_names(&self) -> Option<&[String]> {
+        match &self.input {
+            Input::Real { names, .. } => Some(names),
+            Input::Bits { .. } => None,
         }
     }
 

@@ -15,7 +15,7 @@ use std::path::Path;
 
 pub use builtin::{BUILTIN_NAMES, builtin};
 pub use csv::{parse_csv, read_csv, read_csv_within};
-pub use encode::{Encoder, Encoding, MAX_ENCODED_BITS};
+pub use encode::{BitRule, Encoder, Encoding, MAX_ENCODED_BITS};
 pub use error::DataError;
 pub use memory::{BadMemorySize, LimitOrigin, MemoryLimit};
 pub use pla::{parse_pla, read_pla, read_pla_within};

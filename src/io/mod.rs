@@ -12,6 +12,7 @@ pub mod model_file;
 pub mod netlist;
 pub mod netlist_graph;
 pub mod plot;
+pub mod raw_inputs;
 pub mod smooth_model;
 pub mod testbench;
 pub mod truth;

@@ -148,7 +148,48 @@ pub fn params_from_hex(hex: &str, n: usize) -> Option<Vec<bool>> {
     Some(out)
 }
 
+/// What the ports of a model's exported classifier mean, as comment lines for the
+/// Verilog header: the encoding and the meaning of every input bit `x[i]` (feature and
+/// threshold), and the class order of the output `y`.
+#[must_use]
+pub fn port_doc(encoder: &Encoder, class_names: &[String]) -> Vec<String> {
+    use crate::data::BitRule;
+    let mut doc = match (encoder.bit_rules(), encoder.feature_names()) {
+        (Some(rules), Some(names)) => {
+            let mut d = vec![format!(
+                "Inputs: {} bits encoding {} features ({}, feature-major); x[i] = 1 when:",
+                rules.len(),
+                names.len(),
+                encoder.encoding()
+            )];
+            d.extend(rules.iter().enumerate().map(|(i, &(f, rule))| {
+                let n = &names[f];
+                match rule {
+                    BitRule::Above(t) => format!("  x[{i}]: {n} > {t}"),
+                    BitRule::Scaled { min, max } => {
+                        format!("  x[{i}]: ({n} - {min}) / ({max} - {min}) > 0.5")
+                    }
+                    BitRule::Never => format!("  x[{i}]: never ({n} was constant in training)"),
+                }
+            }));
+            d
+        }
+        _ => {
+            vec![format!("Inputs: x[i] is input bit i of the data ({} bits, not encoded).", encoder.n_bits())]
+        }
+    };
+    let classes: Vec<String> = class_names.iter().enumerate().map(|(k, c)| format!("{k} = {c}")).collect();
+    doc.push(format!("Output: y is the class index, unsigned binary: {}.", classes.join(", ")));
+    doc
+}
+
 impl ModelFile {
+    /// [`port_doc`] of this model.
+    #[must_use]
+    pub fn port_doc(&self) -> Vec<String> {
+        port_doc(&self.encoder, &self.class_names)
+    }
+
     /// Reads and checks a model file.
     ///
     /// # Errors

@@ -89,6 +89,27 @@ pub struct BenchFiles {
 /// # Errors
 /// [`TestbenchError`] if `inputs` does not fit the circuit or there is nothing to check.
 pub fn testbench(n: &Netlist, inputs: &BitMatrix, latency: usize) -> Result<Testbench, TestbenchError> {
+    testbench_with(n, inputs, &BenchParams { latency, valid: false })
+}
+
+/// The ports and timing of the module a bench drives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BenchParams {
+    /// Pipeline stages of the module (0: combinational).
+    pub latency: usize,
+    /// The module has `en`, `valid_in` and `valid_out` (see
+    /// [`VerilogParams::valid`](super::verilog::VerilogParams::valid)): the bench stalls
+    /// the pipeline (`en = 0`) every third cycle and checks `y` on every enabled edge that
+    /// raises `valid_out`, in order.
+    pub valid: bool,
+}
+
+/// [`testbench`] for a module with the ports and timing of `p`.
+///
+/// # Errors
+/// As [`testbench`].
+pub fn testbench_with(n: &Netlist, inputs: &BitMatrix, p: &BenchParams) -> Result<Testbench, TestbenchError> {
+    let latency = p.latency;
     let c = n.circuit();
     let (ni, no, nv) = (c.n_inputs(), c.n_outputs(), inputs.examples());
     if inputs.rows() != ni {
@@ -108,7 +129,11 @@ pub fn testbench(n: &Netlist, inputs: &BitMatrix, latency: usize) -> Result<Test
         vectors.extend((0..no).rev().map(|r| if expected.get(r, e) { '1' } else { '0' }));
         vectors.push('\n');
     }
-    let bench = bench_text(&dut, &module, &vectors_file, ni, no, nv, latency);
+    let bench = if p.valid && latency > 0 {
+        valid_bench_text(&dut, &module, &vectors_file, (ni, no, nv), latency)
+    } else {
+        bench_text(&dut, &module, &vectors_file, ni, no, nv, latency)
+    };
     Ok(Testbench { module, bench, vectors_file, vectors, n_vectors: nv })
 }
 
@@ -122,7 +147,20 @@ pub fn write_testbench(
     inputs: &BitMatrix,
     latency: usize,
 ) -> Result<BenchFiles, TestbenchError> {
-    let tb = testbench(n, inputs, latency)?;
+    write_testbench_with(dir, n, inputs, &BenchParams { latency, valid: false })
+}
+
+/// [`write_testbench`] for a module with the ports and timing of `p`.
+///
+/// # Errors
+/// As [`write_testbench`].
+pub fn write_testbench_with(
+    dir: &Path,
+    n: &Netlist,
+    inputs: &BitMatrix,
+    p: &BenchParams,
+) -> Result<BenchFiles, TestbenchError> {
+    let tb = testbench_with(n, inputs, p)?;
     let bench = dir.join(format!("{}.v", tb.module));
     let vectors = dir.join(&tb.vectors_file);
     for (path, text) in [(&bench, &tb.bench), (&vectors, &tb.vectors)] {
@@ -176,6 +214,59 @@ fn bench_text(
     let _ = writeln!(s, "        if (errors <= {MAX_REPORTED})");
     s.push_str("          $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
     s.push_str("      end\n    end\n");
+    s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, checked);\n");
+    s.push_str("    $display(\"PASS: %0d vectors\", checked);\n    $finish;\n  end\nendmodule\n");
+    s
+}
+
+/// The bench of a pipelined module with a clock enable and valid bits: inputs are
+/// offered with `valid_in = 1` and advance on enabled edges; every third cycle has
+/// `en = 0` (a stall, which must hold the pipeline); each enabled edge after which
+/// `valid_out` is 1 delivers the next expected vector.
+fn valid_bench_text(
+    dut: &str,
+    module: &str,
+    file: &str,
+    (ni, no, nv): (usize, usize, usize),
+    latency: usize,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Self-checking testbench for module {dut} (clock enable, valid in/out): {nv} vectors from the circuitlearn simulator."
+    );
+    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
+    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
+    let _ = writeln!(s, "`timescale 1ns / 1ps");
+    let _ = writeln!(s, "module {module};");
+    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
+    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    s.push_str("  reg clk, en, valid_in;\n  wire valid_out;\n");
+    s.push_str("  integer j, k, step, checked, errors, seen, cycle;\n");
+    let _ = writeln!(
+        s,
+        "  {dut} dut (.clk(clk), .en(en), .valid_in(valid_in), .x(x), .y(y), .valid_out(valid_out));"
+    );
+    let _ = writeln!(s, "  initial begin\n    $readmemb(\"{file}\", mem);\n    errors = 0;");
+    s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
+    s.push_str("    checked = (NV + step - 1) / step;\n");
+    s.push_str("    clk = 0;\n    x = 0;\n    k = 0;\n    seen = 0;\n");
+    s.push_str(
+        "    for (cycle = 0; seen < checked && cycle < 2 * (checked + LAT) + 8; cycle = cycle + 1) begin\n",
+    );
+    s.push_str("      en = (cycle % 3 != 2);\n      valid_in = (k < checked);\n");
+    s.push_str(
+        "      if (k < checked) x = mem[k * step][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+    );
+    s.push_str("      if (en) begin\n        if (k < checked) k = k + 1;\n        if (valid_out) begin\n");
+    s.push_str("          j = seen * step;\n          seen = seen + 1;\n");
+    s.push_str("          if (y !== mem[j][NO-1:0]) begin\n            errors = errors + 1;\n");
+    let _ = writeln!(s, "            if (errors <= {MAX_REPORTED})");
+    s.push_str("              $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
+    s.push_str("          end\n        end\n      end\n    end\n");
+    s.push_str(
+        "    if (seen != checked) $fatal(1, \"FAIL: %0d of %0d results came out valid\", seen, checked);\n",
+    );
     s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, checked);\n");
     s.push_str("    $display(\"PASS: %0d vectors\", checked);\n    $finish;\n  end\nendmodule\n");
     s
