@@ -21,6 +21,7 @@
 
 use super::Bool;
 use super::boolean::{decode_words, fold_mux_tree};
+use super::lut_layers::{LutLayer, LutLayers};
 use crate::circuit::Circuit;
 use crate::lanes::{BitMatrix, EvalParams, MAX_TILE_WORDS, TILE_BYTES, run_tiles};
 use rayon::prelude::*;
@@ -41,7 +42,7 @@ const SUM_BITS: usize = 4;
 pub const SUM_MAX: u64 = (1 << SUM_BITS) - 1;
 
 /// A LUT network prepared for the fused kernels (see the module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LutNetwork {
     n_params: usize,
     n_args: usize,
@@ -123,6 +124,48 @@ impl LutNetwork {
             net.outputs.push(w.index().checked_sub(n_inputs)? as u32);
         }
         Some(net)
+    }
+
+    /// The kernel of a layered network, straight from its layers (LUT `j` of layer `l`
+    /// is gate `j` after the LUTs of the layers before; the last layer's LUTs are the
+    /// outputs). Equal to [`LutNetwork::new`] of [`LutLayers::circuit`].
+    #[must_use]
+    pub fn from_layers(layers: &LutLayers) -> Self {
+        let n_luts = layers.n_luts();
+        let mut net = Self {
+            n_params: layers.n_params(),
+            n_args: layers.n_inputs,
+            ks: Vec::with_capacity(n_luts),
+            table_start: vec![0],
+            addr_start: vec![0],
+            table: Vec::with_capacity(layers.n_params()),
+            addr: Vec::new(),
+            outputs: Vec::new(),
+            read: vec![false; n_luts],
+        };
+        // Tile row of the previous layer's first node: the inputs, then each layer's LUTs.
+        let (mut prev_row, mut first_gate) = (0usize, 0usize);
+        for (l, layer) in layers.layers.iter().enumerate() {
+            for ins in layer.sources.chunks_exact(layer.k.max(1)) {
+                let start = net.table.len() as u32;
+                net.table.extend(start..start + (1u32 << ins.len()));
+                for &s in ins {
+                    let row = prev_row + s as usize;
+                    net.addr.push(row as u32);
+                    if l > 0 {
+                        net.read[row - layers.n_inputs] = true;
+                    }
+                }
+                net.ks.push(ins.len() as u8);
+                net.table_start.push(net.table.len() as u32);
+                net.addr_start.push(net.addr.len() as u32);
+            }
+            prev_row = layers.n_inputs + first_gate;
+            first_gate += layer.width();
+        }
+        let last = layers.layers.last().map_or(0, LutLayer::width);
+        net.outputs = ((n_luts - last) as u32..n_luts as u32).collect();
+        net
     }
 
     /// Number of LUTs.

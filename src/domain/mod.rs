@@ -5,10 +5,12 @@ pub mod arith;
 pub mod bind;
 pub mod blast;
 pub mod boolean;
+mod lut_layers;
 mod lut_network;
 pub mod ring;
 pub mod sat;
 
 pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};
+pub use lut_layers::{LutLayer, LutLayers};
 pub use lut_network::{LutNetwork, Propagation, SUM_MAX};

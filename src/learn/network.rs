@@ -6,6 +6,7 @@ use super::spec::{Body, Head, ModelSpec};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
+use crate::domain::{LutLayer, LutLayers};
 use crate::lanes::{BitMatrix, LANES};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -91,6 +92,9 @@ pub struct Network {
     pub circuit: Circuit<Bool>,
     /// Number of classes.
     pub n_classes: usize,
+    /// The layers `circuit` was built from, for LUT bodies (`None` for `table`,
+    /// `pseudolinear` and circuits built by hand).
+    pub layers: Option<LutLayers>,
 }
 
 impl Network {
@@ -131,19 +135,20 @@ impl Network {
         if param_count(spec, n_inputs, n_classes).is_none_or(|p| p > MAX_PARAMS) {
             return Err(ModelError::TooLarge { spec: spec.to_string(), inputs: n_inputs });
         }
-        let circuit = match spec.body {
-            Body::Table => table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?,
-            Body::PseudoLinear => pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)),
+        let (circuit, layers) = match spec.body {
+            Body::Table => (table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?, None),
+            Body::PseudoLinear => (pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)), None),
             Body::Lut { k, width, depth, last } => {
                 let mut widths = vec![width; depth];
                 widths[depth - 1] = last.unwrap_or(width);
-                lut_net(n_inputs, k, widths, spec.head, n_classes, seed, learned)?
+                let layers = lut_layers(n_inputs, k, widths, spec.head, n_classes, seed, learned)?;
+                (layers.circuit(), Some(layers))
             }
         };
         if !matches!(spec.body, Body::Lut { .. }) && learned.iter().any(|l| !l.is_empty()) {
             return Err(ModelError::Wiring { layer: 0, why: format!("model {spec} has no LUT layers") });
         }
-        Ok(Self { spec, circuit, n_classes })
+        Ok(Self { spec, circuit, n_classes, layers })
     }
 
     /// Number of parameters.
@@ -258,7 +263,7 @@ fn pseudolinear(n: usize, outputs: usize) -> Circuit<Bool> {
 
 /// Layers of k-LUTs, `widths[l]` wide, with random, evenly spread wiring; the last layer
 /// is the head's outputs (`groupsum`) or feeds one extra LUT per label bit.
-fn lut_net(
+fn lut_layers(
     n: usize,
     k: u8,
     mut widths: Vec<usize>,
@@ -266,7 +271,7 @@ fn lut_net(
     n_classes: usize,
     seed: u64,
     learned: &[Vec<u32>],
-) -> Result<Circuit<Bool>, ModelError> {
+) -> Result<LutLayers, ModelError> {
     let depth = widths.len();
     match head {
         Head::GroupSum(c) => widths[depth - 1] = widths[depth - 1].div_ceil(c) * c,
@@ -304,22 +309,14 @@ fn lut_net(
             why: format!("the model has {} layers", layers.len()),
         });
     }
-    let n_params: usize = layers.iter().flatten().map(|ins| 1usize << ins.len()).sum();
-    let mut b = CircuitBuilder::<Bool>::new(n_params, n);
-    let mut prev = b.args();
-    let mut next_param = 0;
-    for layer in &layers {
-        let mut cur = Vec::with_capacity(layer.len());
-        for ins in layer {
-            let size = 1usize << ins.len();
-            let t: Vec<WireId> = (next_param..next_param + size).map(|i| b.param(i)).collect();
-            next_param += size;
-            let addr: Vec<WireId> = ins.iter().map(|&i| prev[i]).collect();
-            cur.push(b.lut(&t, &addr));
-        }
-        prev = cur;
-    }
-    Ok(b.finish(prev).expect("LUT network is valid"))
+    let layers = layers
+        .into_iter()
+        .map(|luts| LutLayer {
+            k: luts.first().map_or(1, Vec::len),
+            sources: luts.into_iter().flatten().map(|s| s as u32).collect(),
+        })
+        .collect();
+    Ok(LutLayers { n_inputs: n, layers })
 }
 
 /// `luts` groups of `k` distinct indices below `from`, drawn from concatenated shuffles
@@ -394,6 +391,35 @@ mod tests {
         let spec: ModelSpec = "lut:6:8x1,binary".parse().unwrap();
         let net = Network::build(spec, 4, 3, 1).unwrap();
         assert_eq!(net.circuit.n_outputs(), 2);
+    }
+
+    /// The layers are the structure the circuit is built from: the fused kernel made from
+    /// them equals the one recognised in the circuit, for every body shape and head.
+    #[test]
+    fn layers_are_the_circuits_structure() {
+        for (spec, inputs) in [
+            ("lut:4:10x2,groupsum:3", 16),
+            ("lut:2:10x3:5,groupsum:3", 16),
+            ("lut:6:8x1,binary", 4),
+            ("lut:3:7x2,onehot", 9),
+        ] {
+            let net = Network::build(spec.parse().unwrap(), inputs, 3, 7).unwrap();
+            let layers = net.layers.as_ref().expect("a LUT body has layers");
+            assert_eq!(layers.circuit(), net.circuit, "{spec}");
+            assert_eq!(layers.n_params(), net.n_params(), "{spec}");
+            let recognised = crate::domain::LutNetwork::new(&net.circuit).expect("a LUT network");
+            assert_eq!(crate::domain::LutNetwork::from_layers(layers), recognised, "{spec}");
+        }
+        let learned = vec![(0..20u32).map(|i| i % 16).collect::<Vec<_>>()];
+        let spec: ModelSpec = "lut:2:10x2,groupsum:2".parse().unwrap();
+        let net = Network::build_with_wiring(spec, 16, 2, 1, &learned).unwrap();
+        let layers = net.layers.as_ref().unwrap();
+        assert_eq!(layers.layers[0].sources, learned[0]);
+        assert_eq!(
+            crate::domain::LutNetwork::from_layers(layers),
+            crate::domain::LutNetwork::new(&net.circuit).unwrap()
+        );
+        assert!(Network::build("table".parse().unwrap(), 4, 2, 0).unwrap().layers.is_none());
     }
 
     #[test]

@@ -9,7 +9,10 @@ use crate::lanes::{BitMatrix, EvalParams, LANES, Program};
 /// Predicted classes of `net` with `params` on every example.
 #[must_use]
 pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
-    let out = forward(&net.circuit, params, inputs);
+    let out = match &net.layers {
+        Some(layers) => LutNetwork::from_layers(layers).eval(params, inputs, &EvalParams::default()),
+        None => forward(&net.circuit, params, inputs),
+    };
     net.spec.head.predict(&out, net.n_classes)
 }
 

@@ -35,7 +35,6 @@ use super::Network;
 use super::network::ModelError;
 use super::spec::{Head, ModelSpec, SpecError};
 use crate::circuit::CircuitBuilder;
-use crate::domain::Bool;
 use crate::lanes::BitMatrix;
 use crate::smooth::lut::LayerWiring;
 use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval};
@@ -139,35 +138,18 @@ impl RelaxedNet {
         if spec.relaxation == Relaxation::Gates && n_inputs < 2 {
             return Err(ModelError::NoInputs);
         }
-        let c = &network.circuit;
-        let (n_params, n_in) = (c.n_params(), c.n_inputs());
-        // (layer, index within layer) of every wire that a node reads or is.
-        let mut place: Vec<(usize, u32)> =
-            (0..n_in).map(|w| (0, (w.saturating_sub(n_params)) as u32)).collect();
-        // (k, sources) of every layer, in the order Network::build laid the gates out.
-        let mut wiring: Vec<(usize, Vec<u32>)> = Vec::new();
-        let mut table_params = Vec::new();
-        for (_, op, fanins) in c.gates() {
-            let Bool::Lut(k) = *op else { unreachable!("LUT networks hold only LUT gates") };
-            let size = 1usize << k;
-            let (table, addr) = fanins.split_at(size);
-            let from = place[addr[0].index()].0;
-            debug_assert!(addr.iter().all(|w| place[w.index()].0 == from), "layered wiring");
-            debug_assert!(table.iter().enumerate().all(|(s, w)| w.index() == table[0].index() + s));
-            if wiring.len() == from {
-                wiring.push((usize::from(k), Vec::new()));
-            }
-            let (k, sources) = &mut wiring[from];
-            let index = (sources.len() / *k) as u32;
-            sources.extend(addr.iter().map(|w| place[w.index()].1));
-            table_params.push(table[0].index());
-            place.push((from + 1, index));
+        let Some(lut_layers) = &network.layers else {
+            return Err(ModelError::Wiring {
+                layer: 0,
+                why: format!("model {} has no LUT layers", spec.discrete),
+            });
+        };
+        let mut layers: Vec<LayerWiring> = Vec::with_capacity(lut_layers.layers.len());
+        for l in &lut_layers.layers {
+            let prev_width = layers.last().map_or(lut_layers.n_inputs, LayerWiring::width);
+            layers.push(LayerWiring::new(l.k, l.sources.clone(), prev_width));
         }
-        let mut layers: Vec<LayerWiring> = Vec::with_capacity(wiring.len());
-        for (k, sources) in wiring {
-            let prev_width = layers.last().map_or(c.n_args(), LayerWiring::width);
-            layers.push(LayerWiring::new(k, sources, prev_width));
-        }
+        let table_params = lut_layers.table_starts();
         Ok(Self { relaxation: spec.relaxation, network, layers, table_params, seed, choice: None })
     }
 

@@ -142,7 +142,7 @@ impl<'a> RdaRule<'a> {
                 Engine::Faithful(Program::new(&rda_step(&net.circuit)), net.targets(labels))
             }
             RdaVariant::Votes(_) | RdaVariant::Parity => {
-                Engine::Batched(Kernels::new(&net.circuit), inputs.transposed())
+                Engine::Batched(Kernels::of(net), inputs.transposed())
             }
         };
         Self {
@@ -282,6 +282,15 @@ enum Kernels {
 }
 
 impl Kernels {
+    /// The fused kernel of a layered network (from its layers), or of any circuit that
+    /// is a LUT network; the generic path otherwise.
+    fn of(net: &Network) -> Self {
+        match &net.layers {
+            Some(layers) => Kernels::Lut(LutNetwork::from_layers(layers)),
+            None => Self::new(&net.circuit),
+        }
+    }
+
     fn new(c: &Circuit<Bool>) -> Self {
         match LutNetwork::new(c) {
             Some(net) => Kernels::Lut(net),
