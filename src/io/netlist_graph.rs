@@ -1,11 +1,11 @@
 //! The signal graph of a netlist being imported (a petgraph `DiGraph`, one node per
 //! signal, an edge from each signal to every signal computed from it): combinational loops
 //! found through strongly connected components and reported by the first few signals on
-//! the shortest loop and its length (never a line listing 100,000 names), logic levels,
-//! and a DOT drawing for looking at a small netlist. Used on import only, never on a
-//! simulation path.
+//! the shortest loop and its length (never a line listing 100,000 names). Used on import
+//! only, never on a simulation path. (Levels and DOT drawings of circuits are the AIG's
+//! and [`crate::io::dot`]'s.)
 
-use petgraph::algo::{kosaraju_scc, toposort};
+use petgraph::algo::kosaraju_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 use petgraph::visit::EdgeRef;
 use std::collections::VecDeque;
@@ -135,44 +135,6 @@ impl SignalGraph {
         }
         None
     }
-
-    /// The logic level of every signal (0 for a signal computed from nothing, else one
-    /// more than the highest level it is computed from), in node order.
-    ///
-    /// # Errors
-    /// The first [`Loop`] when the graph has one.
-    pub fn levels(&self) -> Result<Vec<usize>, Loop> {
-        let order = toposort(&self.graph, None).map_err(|c| {
-            self.loop_through(c.node_id()).unwrap_or(Loop {
-                first: vec![self.graph[c.node_id()].clone()],
-                length: 1,
-                component: 1,
-            })
-        })?;
-        let mut level = vec![0usize; self.graph.node_count()];
-        for n in order {
-            for e in self.graph.edges(n) {
-                let t = e.target().index();
-                level[t] = level[t].max(level[n.index()] + 1);
-            }
-        }
-        Ok(level)
-    }
-
-    /// A Graphviz drawing: one node per signal (labelled with its name), one edge per use.
-    #[must_use]
-    pub fn to_dot(&self) -> String {
-        let mut out = String::from("digraph signals {\n");
-        for n in self.graph.node_indices() {
-            let name = self.graph[n].replace('\\', "\\\\").replace('"', "\\\"");
-            out.push_str(&format!("  n{} [label=\"{name}\"];\n", n.index()));
-        }
-        for e in self.graph.edge_references() {
-            out.push_str(&format!("  n{} -> n{};\n", e.source().index(), e.target().index()));
-        }
-        out.push_str("}\n");
-        out
-    }
 }
 
 #[cfg(test)]
@@ -200,7 +162,6 @@ mod tests {
         let (g, n) = chain(&["a", "b", "c"], false);
         assert_eq!(g.loop_through(n[1]), None);
         assert_eq!(g.find_loop(), None);
-        assert_eq!(g.levels().unwrap(), vec![0, 1, 2]);
         let mut g = SignalGraph::new();
         let s = g.add_signal("s");
         g.add_edge(s, s);
@@ -219,16 +180,5 @@ mod tests {
         g.add_edge(n[2], n[0]);
         let l = g.loop_through(n[0]).unwrap();
         assert_eq!(l.to_string(), "through s0 -> s1 -> s2 -> s0 (100000 signals are on loops with it)");
-        assert!(g.levels().is_err());
-    }
-
-    #[test]
-    fn dot_names_every_signal_and_edge() {
-        let (g, _) = chain(&["a", "b\"q"], false);
-        assert_eq!(
-            g.to_dot(),
-            "digraph signals {\n  n0 [label=\"a\"];\n  n1 [label=\"b\\\"q\"];\n  n0 -> n1;\n}\n"
-        );
-        assert_eq!((g.len(), g.is_empty()), (2, false));
     }
 }
