@@ -431,3 +431,24 @@ fn export_documents_ports_takes_raw_features_and_valid_bits() -> Result<(), Box<
     }
     Ok(())
 }
+
+/// `verify --classifier` proves the counted classifier is the trained network, and
+/// catches one that is not (a classifier with an output negated, fingerprinted as the
+/// model's own).
+#[test]
+fn verify_proves_the_counted_classifier_is_the_trained_network() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    train(d.path());
+    let o = circuitlearn(&["verify", "--model", "runs/iris/model.json", "--classifier"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("network: equivalent ("), "{o:?}");
+    let run = d.path().join("runs/iris");
+    let (mut aig, _) = circuitlearn::io::aiger_reader::read_aiger(&run.join("classifier.aig"))?;
+    let first = aig.outputs()[0];
+    aig.set_output(0, !first);
+    circuitlearn::pipeline::write_classifier(&run.join("classifier.aig"), &aig, &std::fs::read(run.join("model.json"))?)?;
+    let o = circuitlearn(&["verify", "--model", "runs/iris/model.json", "--classifier"], d.path());
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stderr(&o).contains("classifier.aig differs from the trained network on outputs [0]"), "{}", stderr(&o));
+    Ok(())
+}

@@ -53,6 +53,11 @@ pub struct VerifyArgs {
     /// Prove the BLIF and AIGER exports equivalent with ABC `cec`.
     #[arg(long)]
     pub abc: bool,
+    /// Prove that the run's counted classifier (`DIR/classifier.aig`) is the trained
+    /// network: a bounded equivalence check, skipped when the run's passes change the
+    /// function off the training data (`dc`).
+    #[arg(long)]
+    pub classifier: bool,
     /// Random vectors for Icarus, besides the model's data set (all 2^n if n inputs allow).
     #[arg(long, default_value_t = 1000)]
     pub vectors: usize,
@@ -187,6 +192,8 @@ pub struct VerifyReport {
     pub yosys: Option<YosysReport>,
     /// ABC verdicts, if run.
     pub abc: Option<AbcReport>,
+    /// The counted classifier against the trained network, if checked.
+    pub classifier: Option<String>,
     /// Whether every check that ran passed.
     pub ok: bool,
 }
@@ -204,7 +211,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         .into());
     }
     set_threads(0);
-    let all = !(a.icarus || a.yosys || a.abc);
+    let all = !(a.icarus || a.yosys || a.abc || a.classifier);
     let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
     let name = module_name(&net.names().model);
     let work = match (&a.work, &a.model, &a.circuit) {
@@ -242,6 +249,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         icarus: None,
         yosys: None,
         abc: None,
+        classifier: None,
         ok: true,
     };
     let mut failures = Vec::new();
@@ -307,12 +315,70 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         }
         report.abc = Some(r);
     }
+    if let (Some(m), true) = (&a.model, a.classifier || all) {
+        let r = classifier_check(m, &net, &mut failures)?;
+        if !a.json {
+            println!("classifier.aig against the trained network: {r}");
+        }
+        report.classifier = Some(r);
+    }
     report.ok = failures.is_empty();
     write_json_file(&work.join("verify.json"), &report)?;
     if a.json {
         println!("{}", serde_json::to_string(&report)?);
     }
     if failures.is_empty() { Ok(()) } else { Err(CheckFailed(failures.join("; ")).into()) }
+}
+
+/// Whether `DIR/classifier.aig` computes what the trained network `net` computes:
+/// `equivalent (...)`, `undecided (...)`, `none` (no classifier saved), `skipped (...)`
+/// when the run's pass script changes the function off the training data; a
+/// counterexample is a failure.
+///
+/// # Errors
+/// A stale or unreadable classifier file, a run configuration that cannot be read.
+fn classifier_check(model: &Path, net: &Netlist, failures: &mut Vec<String>) -> anyhow::Result<String> {
+    use crate::pass::cec::{CecParams, Verdict, cec};
+    use crate::pipeline::SavedClassifier;
+    let aig = match crate::pipeline::saved_classifier(model)? {
+        SavedClassifier::Matching(aig) => aig,
+        SavedClassifier::Missing => return Ok("none (no classifier.aig beside the model)".into()),
+        SavedClassifier::Stale(path) => {
+            return Err(UsageError(format!(
+                "{}: written for another model than {}",
+                path.display(),
+                model.display()
+            ))
+            .into());
+        }
+    };
+    let config = model.with_file_name(super::train::CONFIG_FILE);
+    if config.exists() {
+        let options = crate::pipeline::TrainOptions::read(&config)?;
+        let script = options.passes.as_deref().unwrap_or("");
+        let passes = pass::parse_script(
+            script,
+            &pass::PassContext { care: Some(BitMatrix::zeros(aig.n_inputs(), 0)) },
+        )?;
+        if passes.iter().any(|p| !p.preserves_function()) {
+            return Ok(format!(
+                "skipped (the run's passes '{script}' change the function off the training data)"
+            ));
+        }
+    }
+    let reference = Aig::from_circuit(net.circuit(), None);
+    let r = cec(&reference, &aig, &CecParams::default())?;
+    let how = format!("{:?}, {:.2} s", r.method, r.seconds).to_lowercase();
+    Ok(match r.verdict {
+        Verdict::Equivalent => format!("equivalent ({how})"),
+        Verdict::Undecided { outputs } => {
+            format!("undecided ({} outputs unproven within the limits; {how})", outputs.len())
+        }
+        Verdict::NotEquivalent { outputs, .. } => {
+            failures.push(format!("classifier.aig differs from the trained network on outputs {outputs:?}"));
+            format!("NOT equivalent (outputs {outputs:?} differ)")
+        }
+    })
 }
 
 fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
