@@ -107,7 +107,8 @@ class _CircuitClassifier(ClassifierMixin, BaseEstimator):
     def predict(self, X):
         """Predicted class labels: the class with the highest score (lowest class on ties;
         a binary or one-hot output pattern that names no class predicts the first class)."""
-        return self.classes_[np.argmax(self._scores(X), axis=1)]
+        scores = self._scores(X)
+        return self.classes_[np.argmax(scores, axis=1)]
 
     def predict_proba(self, X):
         """Class probabilities: each class's score over the sum of scores (for a
