@@ -21,6 +21,12 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
 use std::path::{Path, PathBuf};
 
+/// What `__reduce__` returns: the function that rebuilds an object and its arguments.
+pub(crate) type Reduced<'py, A> = (Bound<'py, PyAny>, A);
+
+/// A pickled circuit: BLIF text, AIGER bytes, LUTs.
+type CircuitParts<'py> = (String, Bound<'py, PyBytes>, Option<usize>);
+
 /// A combinational circuit: its named netlist (what the Verilog and BLIF writers print)
 /// and its AIG (what `and_nodes` counts, what the AIGER writer and the passes take).
 #[pyclass(frozen, module = "circuitlearn._native")]
@@ -253,10 +259,7 @@ impl Circuit {
     }
 
     /// Pickling: the BLIF text and the AIGER bytes.
-    fn __reduce__<'py>(
-        &self,
-        py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, Bound<'py, PyBytes>, Option<usize>))> {
+    fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, CircuitParts<'py>>> {
         let f = py.import("circuitlearn._native")?.getattr("_circuit_from_parts")?;
         let blif = circuitlearn::io::blif::to_blif(&self.netlist, &BlifParams::default());
         Ok((f, (blif, PyBytes::new(py, &self.aiger_bytes()), self.luts)))
@@ -338,7 +341,7 @@ pub fn cec(
     seconds: Option<f64>,
 ) -> PyResult<Option<bool>> {
     guarded(|| {
-        if seconds.is_some_and(|s| !(s >= 0.0)) {
+        if seconds.is_some_and(|s| s.is_nan() || s < 0.0) {
             return Err(PyValueError::new_err("seconds must be a number >= 0"));
         }
         let limits = SatLimits::new(

@@ -8,6 +8,8 @@
 //! anything else `RuntimeError`, each with the library's message. Every entry point runs
 //! under [`guarded`], so a panic (a bug) becomes a `RuntimeError`, never an abort.
 
+#![warn(missing_docs)]
+
 mod circuit;
 mod errors;
 mod model;

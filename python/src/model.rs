@@ -1,7 +1,7 @@
 //! Training from numpy arrays through the library pipeline, and the trained model:
 //! predictions, class scores, the synthesised circuit, its `model.json` and metrics.
 
-use crate::circuit::Circuit;
+use crate::circuit::{Circuit, Reduced};
 use crate::{bad_input, failure, guarded};
 use circuitlearn::aig::Aig;
 use circuitlearn::data::{Dataset, Encoder, Features};
@@ -269,7 +269,7 @@ impl Model {
     fn __reduce__<'py>(
         &self,
         py: Python<'py>,
-    ) -> PyResult<(Bound<'py, PyAny>, (String, Bound<'py, PyBytes>, String))> {
+    ) -> PyResult<Reduced<'py, (String, Bound<'py, PyBytes>, String)>> {
         let f = py.import("circuitlearn._native")?.getattr("load_model")?;
         let bytes = PyBytes::new(py, &self.circuit.aiger_bytes());
         Ok((f, (self.model_json.clone(), bytes, self.metrics_json.clone())))
