@@ -233,7 +233,8 @@ class RelaxedGateClassifier(_CircuitClassifier):
     epochs : int, default 20
     batch : int or None (128)
     lr : float, default 0.05
-        Adam's step size.
+        Adam's step size (the CLI's default is 0.01; scikit-learn-sized data sets give
+        few Adam steps per epoch, and 0.05 learns them in the default 20 epochs).
     tau, residual : float or None
         GroupSum temperature (sqrt of the group size) and residual initialisation (0).
     lr_schedule : {"constant", "cosine"} or None

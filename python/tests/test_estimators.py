@@ -83,6 +83,19 @@ def test_same_seed_same_circuit_other_seed_another(small, tmp_path):
     assert paths[0] != paths[2], "another seed gave the same circuit"
 
 
+def test_fits_in_threads_release_the_gil_and_agree_with_sequential_fits(small, tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = small
+    make = lambda seed: LUTClassifier(model="lut:4:16x1", epochs=3, random_state=seed, n_jobs=1)
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda s: make(s).fit(X, y), range(4)))
+    for seed, clf in enumerate(together):
+        alone = make(seed).fit(X, y)
+        np.testing.assert_array_equal(clf.predict_proba(X), alone.predict_proba(X))
+        assert clf.metrics_["and_nodes"] == alone.metrics_["and_nodes"]
+
+
 def test_grid_search_over_model_specs(small):
     X, y = small
     grid = GridSearchCV(
