@@ -95,7 +95,7 @@ class _CircuitClassifier(ClassifierMixin, BaseEstimator):
         )
         self.circuit_ = self._model.circuit
         self.metrics_ = json.loads(self._model.metrics_json)
-        self.model_spec_ = self._model.spec
+        self.model_spec_ = self.metrics_["model"]
         self.n_input_bits_ = self._model.input_bits
         return self
 
@@ -165,7 +165,8 @@ class LUTClassifier(_CircuitClassifier):
     Attributes
     ----------
     classes_, n_features_in_, circuit_ (:class:`circuitlearn.Circuit`), metrics_
-    (``metrics.json``'s fields), model_spec_ (the spec trained, head included),
+    (``metrics.json``'s fields), model_spec_ (the spec trained, head included; for the
+    relaxed model its relaxed spec, ``metrics_["discrete_model"]`` the circuit's),
     n_input_bits_.
     """
 
