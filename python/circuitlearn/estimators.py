@@ -7,10 +7,17 @@ them, with the numpy data, to the same ``TrainConfig::resolve`` -> ``train`` ->
 (``n_jobs``: ``None`` or ``-1`` = one per core; results do not depend on it).
 
 Features are real numbers, encoded into bits by the CLI's encoders, fitted on the
-training rows (``encoding``): ``thermometer:B`` (default ``thermometer:8``: B per-feature
-quantile thresholds, bit ``i`` is ``x > t_i``), ``uniform:B`` (B equally spaced
-thresholds between the feature's minimum and maximum) or ``threshold`` (one bit,
-``x > median``). The circuit reads those bits: ``clf.encode_bits(X)`` gives them.
+training rows (``encoding``): ``thermometer:B`` (default ``thermometer:8``: bit ``i`` of a
+feature is ``x > t_i``, ``t_i`` its ``(i+1)/(B+1)`` quantile over the training rows, as
+numpy's ``linear`` quantile), ``uniform:B`` (B equally spaced thresholds over one range,
+the smallest to the largest value of *all* features: meant for pixels, scale first
+otherwise) or ``threshold`` (one bit per feature, ``(x - min) / (max - min) > 0.5``). The
+circuit reads those bits: ``clf.encode_bits(X)`` gives them.
+
+Not wrapped yet: the ring (fixed-point, ``--domain poly``) model, whose ``train`` options
+are being added by the ring CLI work (issue 23). Once ``TrainConfig::resolve`` takes them,
+a ``RingClassifier`` is a subclass here with ``_domain = "poly"`` and its option names,
+provided the pipeline's ``synthesize`` returns its circuit.
 """
 
 import json
@@ -153,7 +160,10 @@ class LUTClassifier(_CircuitClassifier):
     encoding : str, default "thermometer:8"
         ``thermometer:B``, ``uniform:B`` or ``threshold`` (see the module doc).
     passes : str, default "strash,fraig"
-        Pass script run on the classifier's AIG before ``circuit_`` is taken.
+        Pass script run on the classifier's AIG before ``circuit_`` is taken. ``predict``
+        runs the trained network, the same function as ``circuit_`` unless the script has
+        ``dc`` (which may change outputs off the training rows; ``metrics_`` then holds
+        ``accuracy_after_passes``).
     exact_inputs : int or None (3)
     time_limit : float or None
         Seconds; training stops after the first epoch that ends past it.

@@ -10,7 +10,9 @@ use circuitlearn::io::{ModelFile, PortNames};
 use circuitlearn::lanes::BitMatrix;
 use circuitlearn::learn::Network;
 use circuitlearn::learn::predict::{forward, predict};
-use circuitlearn::pipeline::{self, PipelineError, TrainConfig, TrainData, TrainOptions, TrainedModel};
+use circuitlearn::pipeline::{
+    self, ModelConfig, PipelineError, TrainConfig, TrainData, TrainOptions, TrainedModel,
+};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -95,6 +97,9 @@ pub fn fit(
         options.data = Some(DATA_NAME.to_owned());
         options.hardware = Some("none".to_owned());
         let cfg = TrainConfig::resolve(&options).map_err(|e| bad_input(&e))?;
+        if matches!(cfg.model, ModelConfig::Smooth(_)) {
+            return Err(PyValueError::new_err("a smooth model is not a circuit; use domain bool or relaxed"));
+        }
         let train = dataset(values, n_features, labels, class_names.clone());
         let data = TrainData {
             name: DATA_NAME.to_owned(),
