@@ -1,0 +1,61 @@
+"""Same seed and data give the same circuit from Python as from `circuitlearn train`:
+the test writes the training rows as a CSV, trains on it with the CLI, and compares the
+CLI's classifier.aig with the estimator's circuit byte for byte."""
+
+import json
+import subprocess
+
+import numpy as np
+import pytest
+
+from circuitlearn import LUTClassifier, RelaxedGateClassifier, cec, read_aiger
+
+
+def write_csv(path, X, y):
+    """A headerless numeric CSV (features, then the integer label): the CLI's layout 3.
+    %.17g round-trips every float exactly."""
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt=["%.17g"] * X.shape[1] + ["%d"])
+
+
+@pytest.mark.parametrize(
+    "cls, model, flags",
+    [
+        (LUTClassifier, "lut:4:24x2,groupsum:2", ["--encoding", "thermometer:4"]),
+        (RelaxedGateClassifier, "gates:24x2", ["--domain", "relaxed", "--lr", "0.05"]),
+    ],
+)
+def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small, tmp_path):
+    X, y = small
+    csv = tmp_path / "train.csv"
+    write_csv(csv, X, y)
+    out = tmp_path / "run"
+    cmd = [cli, "train", "--data", str(csv), "--test", str(csv), "--model", model, "--epochs", "3",
+           "--seed", "7", "--hardware", "none", "--out", str(out), "--json", *flags]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    metrics = json.loads(run.stdout.strip().splitlines()[-1])
+
+    params = {"model": model, "epochs": 3, "random_state": 7}
+    if cls is LUTClassifier:
+        params["encoding"] = "thermometer:4"
+    else:
+        params["lr"] = 0.05
+    clf = cls(**params).fit(X, y)
+    (tmp_path / "python").mkdir()
+    mine = tmp_path / "python" / "classifier.aig"
+    clf.circuit_.to_aiger(mine)
+    print(f"{cls.__name__}: CLI {metrics['and_nodes']} AND nodes, Python {clf.circuit_.and_nodes}")
+    assert clf.circuit_.and_nodes == metrics["and_nodes"]
+    # The AIG itself, node for node (the files' comment sections may differ).
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    read_aiger(out / "classifier.aig").to_aiger(tmp_path / "a" / "classifier.aig")
+    read_aiger(mine).to_aiger(tmp_path / "b" / "classifier.aig")
+    assert (tmp_path / "a" / "classifier.aig").read_bytes() == (tmp_path / "b" / "classifier.aig").read_bytes()
+    # And the model: its spec, encoder and every parameter bit.
+    cli_model = json.loads((out / "model.json").read_text())
+    py_model = json.loads(clf._model.model_json)
+    for key in ["spec", "seed", "encoder", "params", "learned_wiring", "class_names"]:
+        assert py_model.get(key) == cli_model.get(key), key
+    assert cec(clf.circuit_, read_aiger(out / "classifier.aig")) is True
+    assert clf.score(X, y) == pytest.approx(metrics["train_accuracy"])
