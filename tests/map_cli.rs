@@ -168,3 +168,24 @@ fn bad_input_is_one_line_naming_file_and_line_with_exit_2() {
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// `train` reports the LUT6 count of its counted AIG (`OUT/classifier.aig`) as `map --lut 6`
+/// finds it, in `metrics.json`.
+#[test]
+fn train_reports_the_lut6_count_of_map() {
+    let d = tempfile::tempdir().unwrap();
+    let t = circuitlearn(
+        &["train", "--data", "iris", "--epochs", "2", "--out", "run", "--hardware", "none"],
+        d.path(),
+    );
+    assert!(t.status.success(), "{}", String::from_utf8_lossy(&t.stderr));
+    let metrics: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("run/metrics.json")).unwrap()).unwrap();
+    let lut6 = &metrics["lut6"];
+    let m = circuitlearn(&["map", "run/classifier.aig", "--lut", "6", "-o", "c.blif", "--json"], d.path());
+    assert!(m.status.success(), "{}", String::from_utf8_lossy(&m.stderr));
+    let s = last_json(&m);
+    assert!(s["luts"].as_u64().unwrap() > 0, "{s}");
+    assert_eq!(lut6["luts"], s["luts"], "{metrics}");
+    assert_eq!(lut6["depth"], s["depth"], "{metrics}");
+}

@@ -13,19 +13,22 @@ use circuitlearn::pass::{PassContext, parse_script, run_script};
 use circuitlearn::verify::{CecParams, Verdict, cec};
 use std::path::Path;
 
-/// (file, strash, resyn2, compress2).
+/// (file, strash, resyn2, compress2). 2026-12-01, rewriting on live cuts with ties to
+/// the shallowest structure and sharing-aware balance: cavlc 645 -> 642, ctrl 108 ->
+/// 102, router 220 -> 199, int2float 208 -> 209 (the one rise, accepted for a geometric
+/// mean over EPFL + c17 of 485.4 against 493.8; BENCHMARKS.md).
 const PINNED: &[(&str, usize, usize, usize)] = &[
     ("iscas85/c17.blif", 6, 6, 6),
-    ("epfl/cavlc.blif", 693, 645, 645),
-    ("epfl/ctrl.blif", 174, 108, 108),
+    ("epfl/cavlc.blif", 693, 642, 642),
+    ("epfl/ctrl.blif", 174, 102, 102),
     ("epfl/dec.blif", 304, 304, 304),
-    ("epfl/int2float.blif", 260, 208, 208),
-    ("epfl/router.blif", 257, 220, 220),
-    ("epfl/cavlc.aig", 693, 645, 645),
-    ("epfl/ctrl.aig", 174, 108, 108),
+    ("epfl/int2float.blif", 260, 209, 209),
+    ("epfl/router.blif", 257, 199, 199),
+    ("epfl/cavlc.aig", 693, 642, 642),
+    ("epfl/ctrl.aig", 174, 102, 102),
     ("epfl/dec.aig", 304, 304, 304),
-    ("epfl/int2float.aig", 260, 208, 208),
-    ("epfl/router.aig", 257, 220, 220),
+    ("epfl/int2float.aig", 260, 209, 209),
+    ("epfl/router.aig", 257, 199, 199),
 ];
 
 fn load(name: &str) -> Aig {
@@ -84,4 +87,51 @@ fn opt_takes_a_named_script_and_proves_every_pass() {
         d.path(),
     );
     assert_eq!(bad.status.code(), Some(2), "{}", String::from_utf8_lossy(&bad.stderr));
+}
+
+#[test]
+fn opt_json_reports_the_counts_of_every_local_pass() {
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("circuits/epfl/router.blif");
+    let o = common::circuitlearn(
+        &[
+            "opt",
+            src.to_str().unwrap(),
+            "--passes",
+            "strash,resub,rewrite,refactor -z,balance",
+            "-o",
+            "r.aig",
+            "--json",
+        ],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let stats: serde_json::Value =
+        serde_json::from_str(String::from_utf8_lossy(&o.stdout).lines().last().unwrap()).unwrap();
+    let passes = stats["passes"].as_array().unwrap();
+    for p in passes {
+        let name = p["pass"].as_str().unwrap();
+        let local = &p["local"];
+        if !matches!(name, "rewrite" | "refactor -z" | "resub") {
+            assert!(local.is_null(), "{name} has local counts: {p}");
+            continue;
+        }
+        let (before, after) = (p["ands_before"].as_u64().unwrap(), p["ands_after"].as_u64().unwrap());
+        let nodes = local["nodes"].as_u64().unwrap();
+        let replaced = local["replaced"].as_u64().unwrap();
+        assert!(nodes > 0 && nodes <= before, "{name}: {p}");
+        assert!(local["tried"].as_u64().unwrap() >= replaced, "{name}: {p}");
+        assert!(replaced > 0, "{name} replaced nothing on router: {p}");
+        assert_eq!(local["kept_input"], false, "{name}: {p}");
+        // A gain-only pass's estimate is what it saved, at least (sharing found later
+        // when the graph is rebuilt can only add to it).
+        if name != "refactor -z" {
+            assert!(before - after >= local["estimated_gain"].as_u64().unwrap(), "{name}: {p}");
+        }
+        assert!(p["seconds"].as_f64().is_some());
+        assert!(p["detail"].as_str().unwrap().contains("replaced"), "{name}: {p}");
+    }
+    let resub = passes.iter().find(|p| p["pass"] == "resub").unwrap();
+    let kinds: u64 = resub["local"]["by_added"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(kinds, resub["local"]["replaced"].as_u64().unwrap());
 }

@@ -136,6 +136,19 @@ impl Aig {
         l
     }
 
+    /// The literal of `a & b` if it folds or already exists, without creating a node.
+    #[must_use]
+    pub fn lookup(&self, a: Lit, b: Lit) -> Option<Lit> {
+        let (a, b) = if a <= b { (a, b) } else { (b, a) };
+        if a == Lit::FALSE || a == !b {
+            return Some(Lit::FALSE);
+        }
+        if a == Lit::TRUE || a == b {
+            return Some(b);
+        }
+        self.hash.get(&(a, b)).copied()
+    }
+
     /// `a | b`.
     pub fn or(&mut self, a: Lit, b: Lit) -> Lit {
         !self.and(!a, !b)

@@ -1,11 +1,17 @@
 //! `balance`: every maximal tree of AND nodes (single fan-out, uncomplemented edges)
 //! is rebuilt from its leaves by repeatedly joining the two shallowest operands, which
-//! gives the minimum depth for that tree.
+//! gives the minimum depth for that tree. Among operands of the same level, one whose
+//! AND with the shallowest operand already exists is joined first (as ABC's `balance`
+//! does), so balancing shares nodes instead of duplicating them; repeated operands are
+//! merged and a tree reading `x` and `!x` is the constant 0.
 
 use super::Pass;
 use crate::aig::{Aig, Lit};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+
+/// Operands of equal level examined for an existing AND with the shallowest one.
+const SHARE_LOOK: usize = 16;
 
 /// Depth balancing of AND trees.
 #[derive(Clone, Copy, Debug, Default)]
@@ -50,19 +56,42 @@ impl Pass for Balance {
             }
             leaves.clear();
             collect_leaves(aig, base, &root, Lit((n * 2) as u32), &mut leaves);
-            let mut heap: BinaryHeap<Reverse<(u32, u32)>> = leaves
-                .iter()
-                .map(|&l| {
-                    let m = Lit(map[l.node()].0 ^ u32::from(l.is_complement()));
-                    Reverse((level[m.node()], m.0))
-                })
-                .collect();
+            let mut ops: Vec<Lit> =
+                leaves.iter().map(|&l| Lit(map[l.node()].0 ^ u32::from(l.is_complement()))).collect();
+            ops.sort_unstable();
+            ops.dedup();
+            if ops.windows(2).any(|w| w[0] == !w[1]) {
+                map[n] = Lit::FALSE;
+                continue;
+            }
+            let mut heap: BinaryHeap<Reverse<(u32, u32)>> =
+                ops.iter().map(|&m| Reverse((level[m.node()], m.0))).collect();
+            let mut same: Vec<Reverse<(u32, u32)>> = Vec::new();
             while heap.len() > 1 {
-                let (Some(Reverse((_, a))), Some(Reverse((_, b)))) = (heap.pop(), heap.pop()) else { break };
-                let c = out.and(Lit(a), Lit(b));
+                let (Some(Reverse((_, a))), Some(Reverse((lb, b)))) = (heap.pop(), heap.pop()) else { break };
+                let a = Lit(a);
+                let mut b = Lit(b);
+                // Prefer a partner of b's level that makes an existing node (a bounded look).
+                if out.lookup(a, b).is_none() {
+                    same.clear();
+                    while same.len() < SHARE_LOOK
+                        && let Some(&Reverse((l, c))) = heap.peek()
+                        && l == lb
+                    {
+                        heap.pop();
+                        if out.lookup(a, Lit(c)).is_some() {
+                            same.push(Reverse((lb, b.0)));
+                            b = Lit(c);
+                            break;
+                        }
+                        same.push(Reverse((l, c)));
+                    }
+                    heap.extend(same.drain(..));
+                }
+                let c = out.and(a, b);
                 if c.node() >= level.len() {
                     level.resize(c.node() + 1, 0);
-                    level[c.node()] = 1 + level[Lit(a).node()].max(level[Lit(b).node()]);
+                    level[c.node()] = 1 + level[a.node()].max(level[b.node()]);
                 }
                 heap.push(Reverse((level[c.node()], c.0)));
             }

@@ -84,7 +84,7 @@ impl Pass for Fraig {
 
     fn run_observed(&self, aig: &Aig, obs: &RunOptions) -> PassRun {
         let (aig, stats) = self.run_with_stats(aig, obs);
-        PassRun { aig, sat: Some(stats.sat), detail: Some(stats.to_string()) }
+        PassRun { aig, sat: Some(stats.sat), detail: Some(stats.to_string()), local: None }
     }
 }
 

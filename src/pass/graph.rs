@@ -339,6 +339,17 @@ impl Graph {
         Some(added)
     }
 
+    /// The level `s` built on `leaves` would have (existing nodes at their level).
+    pub(crate) fn structure_level(&self, s: &Aig, leaves: &[Lit]) -> u32 {
+        let mut lev: Vec<u32> = Vec::with_capacity(1 + leaves.len() + s.n_ands());
+        lev.push(0);
+        lev.extend(leaves.iter().map(|l| self.level[l.node()]));
+        for &(a, b) in s.ands() {
+            lev.push(1 + lev[a.node()].max(lev[b.node()]));
+        }
+        lev[s.outputs()[0].node()]
+    }
+
     /// Builds `s` on `leaves` and replaces `root` by its output (complemented with
     /// `out_neg`).
     pub(crate) fn apply(&mut self, root: usize, s: &Aig, leaves: &[Lit], out_neg: bool) {

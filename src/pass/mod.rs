@@ -21,6 +21,7 @@ pub mod exact;
 pub mod factor;
 mod fraig;
 pub(crate) mod graph;
+mod local;
 mod lower;
 mod options;
 mod refactor;
@@ -32,11 +33,12 @@ mod simple;
 pub use balance::Balance;
 pub use dc::DontCare;
 pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};
+pub use local::{LocalPass, LocalStats};
 pub use lower::LowerParams;
 pub use options::{PassRun, ProgressHook, RunOptions};
-pub use refactor::{Refactor, RefactorParams, RefactorStats, refactor};
-pub use resub::{Resub, ResubParams, ResubStats, resub};
-pub use rewrite::{Rewrite, RewriteParams, RewriteStats, rewrite};
+pub use refactor::{Refactor, RefactorParams, refactor};
+pub use resub::{Resub, ResubParams, resub};
+pub use rewrite::{Rewrite, RewriteParams, rewrite};
 pub use scripts::{SCRIPTS, expand_script};
 pub use simple::{ConstProp, Strash, Sweep};
 
@@ -62,7 +64,7 @@ pub trait Pass: Send + Sync {
     /// without SAT calls or counts of their own need not override it.
     fn run_observed(&self, aig: &Aig, opts: &RunOptions) -> PassRun {
         let _ = opts;
-        PassRun { aig: self.run(aig), sat: None, detail: None }
+        PassRun { aig: self.run(aig), sat: None, detail: None, local: None }
     }
 }
 
@@ -91,6 +93,10 @@ pub struct PassStats {
     /// The pass's own one-line report, when it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
+    /// The counts of a local pass (`rewrite`, `refactor`, `resub`): nodes visited,
+    /// candidates tried, replaced, estimated gain.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub local: Option<LocalStats>,
 }
 
 /// Inputs some passes need beyond the AIG.
@@ -256,6 +262,7 @@ pub fn run_script_with(
             checked,
             sat: run.sat,
             detail: run.detail,
+            local: run.local,
         });
         cur = next;
     }

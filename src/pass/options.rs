@@ -51,4 +51,6 @@ pub struct PassRun {
     pub sat: Option<SatStats>,
     /// A one-line report of the pass's own counts.
     pub detail: Option<String>,
+    /// The counts of a local pass (`rewrite`, `refactor`, `resub`).
+    pub local: Option<super::LocalStats>,
 }

@@ -5,12 +5,12 @@
 //! Shannon splits, NPN minimum for four leaves). The new structure replaces the cone
 //! when it saves nodes (or saves none, with `zero_gain`), counting structural sharing.
 
-use super::Pass;
+use super::LocalStats;
 use super::factor;
 use super::graph::Graph;
+use super::local::{LocalPass, visit_nodes};
 use crate::aig::{Aig, Lit};
 use crate::io::cover::TruthTable;
-use serde::Serialize;
 
 /// Node limit of the unrestricted window.
 const WIDE_CONE: usize = 120;
@@ -32,17 +32,6 @@ impl Default for RefactorParams {
     fn default() -> Self {
         Self { zero_gain: false, max_leaves: 10, max_cone: 16, wide: true }
     }
-}
-
-/// What [`refactor`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct RefactorStats {
-    /// Cones collapsed and re-synthesised.
-    pub cones: usize,
-    /// Nodes replaced.
-    pub replaced: usize,
-    /// Sum of the estimated gains.
-    pub estimated_gain: usize,
 }
 
 /// Reusable buffers for one cone.
@@ -175,20 +164,12 @@ fn collapse(g: &mut Graph, w: &Window, root: usize) -> TruthTable {
 
 /// Refactoring of `aig`.
 #[must_use]
-pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
-    let mut stats = RefactorStats::default();
-    let base = aig.n_inputs() + 1;
+pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
+    let mut stats = LocalStats::default();
     let mut g = Graph::from_aig(aig);
     let mut w = Window::default();
     let max_leaves = params.max_leaves.min(factor::MAX_FACTOR_VARS);
-    for n in base..base + aig.n_ands() {
-        if g.is_dead(n) {
-            continue;
-        }
-        g.normalize(n);
-        if g.is_dead(n) {
-            continue;
-        }
+    let nodes = visit_nodes(&mut g, aig, |g, n| {
         // Three windows: ABC's (shared leaves are not expanded, ties to the deepest) and
         // two unrestricted ones (ties to the deepest, ties to the first); the best wins.
         let mut best: Option<(isize, Aig, Vec<Lit>)> = None;
@@ -198,7 +179,7 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
                 break;
             }
             let cone = if fanout_stop { params.max_cone } else { WIDE_CONE };
-            if !w.cut(&mut g, n, max_leaves, cone, fanout_stop, deep_ties) || w.cone.len() < 2 {
+            if !w.cut(g, n, max_leaves, cone, fanout_stop, deep_ties) || w.cone.len() < 2 {
                 continue;
             }
             let leaves: Vec<Lit> = w.leaves.iter().map(|&l| Lit((l * 2) as u32)).collect();
@@ -206,8 +187,8 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
                 continue;
             }
             tried.push(leaves.clone());
-            stats.cones += 1;
-            let f = collapse(&mut g, &w, n);
+            stats.tried += 1;
+            let f = collapse(g, &w, n);
             // With a one-node MFFC only a constant or a leaf can gain.
             let trivial = f.constant().is_some() || (0..f.n_vars()).filter(|&i| f.depends_on(i)).count() <= 1;
             if !trivial && !params.zero_gain && g.mffc_size(n, &leaves) < 2 {
@@ -227,7 +208,8 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, RefactorStats) {
             stats.replaced += 1;
             stats.estimated_gain += gain as usize;
         }
-    }
+    });
+    stats.nodes = nodes;
     (g.extract(), stats)
 }
 
@@ -238,12 +220,14 @@ pub struct Refactor {
     pub params: RefactorParams,
 }
 
-impl Pass for Refactor {
-    fn name(&self) -> &'static str {
+impl LocalPass for Refactor {
+    fn script_name(&self) -> &'static str {
         if self.params.zero_gain { "refactor -z" } else { "refactor" }
     }
-    fn run(&self, aig: &Aig) -> Aig {
-        let (out, _) = refactor(aig, &self.params);
-        if out.n_ands() <= aig.n_ands() || self.params.zero_gain { out } else { aig.clone() }
+    fn zero_gain(&self) -> bool {
+        self.params.zero_gain
+    }
+    fn optimise(&self, aig: &Aig) -> (Aig, LocalStats) {
+        refactor(aig, &self.params)
     }
 }

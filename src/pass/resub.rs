@@ -6,10 +6,10 @@
 //! Divisors are the window's leaves, its nodes outside the root's MFFC, and the nodes
 //! whose two fan-ins are in the window.
 
-use super::Pass;
+use super::LocalStats;
 use super::graph::Graph;
+use super::local::{LocalPass, visit_nodes};
 use crate::aig::{Aig, Lit};
-use serde::Serialize;
 
 /// Parameters of [`resub`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,19 +26,6 @@ impl Default for ResubParams {
     fn default() -> Self {
         Self { max_leaves: 8, max_divisors: 60, two_nodes: true }
     }
-}
-
-/// What [`resub`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct ResubStats {
-    /// Windows simulated.
-    pub windows: usize,
-    /// Nodes replaced by a divisor.
-    pub zero: usize,
-    /// Nodes replaced by one new AND.
-    pub one: usize,
-    /// Nodes replaced by two new ANDs.
-    pub two: usize,
 }
 
 const WORDS: usize = 16;
@@ -58,9 +45,9 @@ fn var_table(i: usize) -> Tt {
 
 /// Resubstitution of `aig`.
 #[must_use]
-pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
-    let mut stats = ResubStats::default();
-    let base = aig.n_inputs() + 1;
+pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, LocalStats) {
+    let mut stats = LocalStats::default();
+    let mut by_added = [0usize; 3];
     let mut g = Graph::from_aig(aig);
     let k = params.max_leaves.min(10);
     let words = (1usize << k).div_ceil(64);
@@ -70,23 +57,16 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
     let mut stamp: Vec<u32> = Vec::new();
     let mut tts: Vec<Tt> = Vec::new();
     let (fo_start, fo) = fanouts(aig);
-    for n in base..base + aig.n_ands() {
-        if g.is_dead(n) {
-            continue;
+    let nodes = visit_nodes(&mut g, aig, |g, n| {
+        if !win.cut(g, n, k, 200, false, false) || win.cone.len() < 2 {
+            return;
         }
-        g.normalize(n);
-        if g.is_dead(n) {
-            continue;
-        }
-        if !win.cut(&mut g, n, k, 200, false, false) || win.cone.len() < 2 {
-            continue;
-        }
-        stats.windows += 1;
+        stats.tried += 1;
         if slot.len() < g.len() {
             slot.resize(g.len(), u32::MAX);
             stamp.resize(g.len(), 0);
         }
-        let id = stats.windows as u32;
+        let id = stats.tried as u32;
         // Simulate: leaves, then the cone in topological order.
         tts.clear();
         tts.push([0; WORDS]);
@@ -154,7 +134,8 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
         for neg in [false, true] {
             if !done && eq(&tts[0], neg) {
                 g.replace(n, Lit(u32::from(neg)));
-                stats.zero += 1;
+                by_added[0] += 1;
+                stats.estimated_gain += mffc.len();
                 done = true;
             }
         }
@@ -162,7 +143,8 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
             for neg in [false, true] {
                 if eq(&tts[slot[d] as usize], neg) {
                     g.replace(n, lit(d, neg));
-                    stats.zero += 1;
+                    by_added[0] += 1;
+                    stats.estimated_gain += mffc.len();
                     done = true;
                     break;
                 }
@@ -172,7 +154,7 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
             }
         }
         if done || mffc.len() < 2 {
-            continue;
+            return;
         }
         // 1-resub: target = (d1 ^ p) & (d2 ^ q), or its complement.
         'one: for (i, &d1) in divs.iter().enumerate() {
@@ -191,7 +173,8 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
                                     continue;
                                 }
                                 g.replace(n, Lit(a.0 ^ u32::from(out)));
-                                stats.one += 1;
+                                by_added[1] += 1;
+                                stats.estimated_gain += mffc.len() - 1;
                                 done = true;
                                 break 'one;
                             }
@@ -201,7 +184,7 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
             }
         }
         if done || mffc.len() < 3 || !params.two_nodes {
-            continue;
+            return;
         }
         // 2-resub: target = (d1 ^ p) & ((d2 ^ q) & (d3 ^ r)), or its complement: find a
         // pair product first, then a third divisor.
@@ -236,7 +219,8 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
                                         continue;
                                     }
                                     g.replace(n, Lit(b.0 ^ u32::from(out)));
-                                    stats.two += 1;
+                                    by_added[2] += 1;
+                                    stats.estimated_gain += mffc.len() - 2;
                                     break 'two;
                                 }
                             }
@@ -245,7 +229,10 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, ResubStats) {
                 }
             }
         }
-    }
+    });
+    stats.nodes = nodes;
+    stats.replaced = by_added.iter().sum();
+    stats.by_added = Some(by_added);
     (g.extract(), stats)
 }
 
@@ -289,12 +276,14 @@ pub struct Resub {
     pub params: ResubParams,
 }
 
-impl Pass for Resub {
-    fn name(&self) -> &'static str {
+impl LocalPass for Resub {
+    fn script_name(&self) -> &'static str {
         "resub"
     }
-    fn run(&self, aig: &Aig) -> Aig {
-        let (out, _) = resub(aig, &self.params);
-        if out.n_ands() <= aig.n_ands() { out } else { aig.clone() }
+    fn zero_gain(&self) -> bool {
+        false
+    }
+    fn optimise(&self, aig: &Aig) -> (Aig, LocalStats) {
+        resub(aig, &self.params)
     }
 }

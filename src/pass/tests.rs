@@ -121,6 +121,32 @@ fn balance_turns_a_chain_into_a_tree() {
 }
 
 #[test]
+fn balance_joins_operands_into_existing_nodes_and_folds_contradictions() {
+    // x = a & c is an output; t = a & (b & c) balanced as (a & c) & b reuses x.
+    let mut g = Aig::new(3);
+    let (a, b, c) = (g.input(0), g.input(1), g.input(2));
+    let x = g.and(a, c);
+    let bc = g.and(b, c);
+    let t = g.and(a, bc);
+    g.add_output(x);
+    g.add_output(t);
+    assert_eq!(g.n_ands(), 3);
+    let h = Balance.run(&g);
+    assert_eq!(h.n_ands(), 2);
+    assert_eq!(cec(&g, &h, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+    // (a & b) & (!a & c) reads a and !a: the constant 0.
+    let mut g = Aig::new(3);
+    let (a, b, c) = (g.input(0), g.input(1), g.input(2));
+    let p = g.and(a, b);
+    let q = g.and(!a, c);
+    let r = g.and(p, q);
+    g.add_output(r);
+    let h = Balance.run(&g);
+    assert_eq!(h.n_ands(), 0);
+    assert_eq!(cec(&g, &h, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+}
+
+#[test]
 fn dc_keeps_outputs_on_the_care_set_and_shrinks() {
     let g = random_aig(10, 300, 11);
     let mut rng = ChaCha8Rng::seed_from_u64(5);

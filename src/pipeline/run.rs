@@ -564,6 +564,15 @@ fn default_tau(net: &RelaxedNet) -> f32 {
     ((outputs / net.network.n_classes) as f32).sqrt()
 }
 
+/// LUT6 count and depth of the project's own mapper (`map --lut 6` with its defaults)
+/// on the counted AIG, for `metrics.json`.
+fn lut6_summary(aig: &Aig) -> Value {
+    match crate::map::map_luts(aig, &crate::map::MapParams::default()) {
+        Ok((_, st)) => json!({ "luts": st.luts, "depth": st.depth, "seconds": st.seconds }),
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
 /// The trained classifier as an AIG after the pass script.
 pub struct Synthesis {
     /// The AIG whose AND nodes `metrics.json` counts (written as `classifier.aig`).
@@ -675,6 +684,7 @@ pub fn metrics(
     o.insert("and_nodes".into(), json!(synth.map(|s| s.aig.n_ands())));
     if let Some(s) = synth {
         o.insert("and_nodes_before_passes".into(), json!(s.and_nodes_before));
+        o.insert("lut6".into(), lut6_summary(&s.aig));
         o.insert("passes".into(), serde_json::to_value(&s.passes).unwrap_or(Value::Null));
         if let Some((tr, te)) = s.accuracy_after_passes {
             o.insert("accuracy_after_passes".into(), json!({ "train": tr, "test": te }));

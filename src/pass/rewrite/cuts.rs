@@ -3,6 +3,7 @@
 //! fan-ins' cuts, dominated cuts dropped, smallest first.
 
 use crate::aig::Aig;
+use crate::pass::graph::Graph;
 
 /// A cut: sorted leaf nodes and the root's function over them (`u16`, leaf `i` is
 /// variable `i`; a cut of fewer leaves does not depend on the unused variables).
@@ -94,6 +95,28 @@ fn merge(a: &Cut, b: &Cut) -> Option<Cut> {
     Some(c)
 }
 
+/// The non-trivial cuts of an AND node from its fan-ins' cuts (`ca`, `cb`, trivial cuts
+/// included; `a_neg`, `b_neg` the fan-in complements): pairwise merges of at most four
+/// leaves, dominated ones dropped, the `limit` smallest kept, left in `cand`.
+fn merge_fanins(ca: &[Cut], a_neg: bool, cb: &[Cut], b_neg: bool, limit: usize, cand: &mut Vec<Cut>) {
+    cand.clear();
+    for x in ca {
+        for y in cb {
+            let Some(mut c) = merge(x, y) else { continue };
+            if cand.iter().any(|o| o.subset_of(&c)) {
+                continue;
+            }
+            cand.retain(|o| !c.subset_of(o));
+            let ta = stretch(x.tt, x, &c) ^ if a_neg { 0xFFFF } else { 0 };
+            let tb = stretch(y.tt, y, &c) ^ if b_neg { 0xFFFF } else { 0 };
+            c.tt = ta & tb;
+            cand.push(c);
+        }
+    }
+    cand.sort_by_key(|c| c.size);
+    cand.truncate(limit);
+}
+
 impl Cuts {
     /// Enumerates the cuts of every node of `aig`, keeping at most `limit` non-trivial
     /// cuts per node.
@@ -111,30 +134,21 @@ impl Cuts {
         let mut cand: Vec<Cut> = Vec::with_capacity(stride * stride);
         for (k, &(a, b)) in aig.ands().iter().enumerate() {
             let id = base + k;
-            cand.clear();
             let (na, nb) = (a.node(), b.node());
             let (ca, cb) = (count[na] as usize, count[nb] as usize);
+            cuts[id * stride] = Cut::trivial(id);
+            count[id] = 1;
             if na == 0 || nb == 0 {
-                cuts[id * stride] = Cut::trivial(id);
-                count[id] = 1;
                 continue;
             }
-            for x in &cuts[na * stride..na * stride + ca] {
-                for y in &cuts[nb * stride..nb * stride + cb] {
-                    let Some(mut c) = merge(x, y) else { continue };
-                    if cand.iter().any(|o| o.subset_of(&c)) {
-                        continue;
-                    }
-                    cand.retain(|o| !c.subset_of(o));
-                    let ta = stretch(x.tt, x, &c) ^ if a.is_complement() { 0xFFFF } else { 0 };
-                    let tb = stretch(y.tt, y, &c) ^ if b.is_complement() { 0xFFFF } else { 0 };
-                    c.tt = ta & tb;
-                    cand.push(c);
-                }
-            }
-            cand.sort_by_key(|c| c.size);
-            cand.truncate(limit);
-            cuts[id * stride] = Cut::trivial(id);
+            merge_fanins(
+                &cuts[na * stride..na * stride + ca],
+                a.is_complement(),
+                &cuts[nb * stride..nb * stride + cb],
+                b.is_complement(),
+                limit,
+                &mut cand,
+            );
             for (j, c) in cand.iter().enumerate() {
                 cuts[id * stride + 1 + j] = *c;
             }
@@ -146,6 +160,86 @@ impl Cuts {
     /// The non-trivial cuts of node `n`.
     #[must_use]
     pub fn of(&self, n: usize) -> &[Cut] {
+        let s = n * self.stride;
+        &self.cuts[s + 1..s + self.count[n] as usize]
+    }
+}
+
+/// Cuts of a [`Graph`] being rewritten, computed when first asked for on the graph as
+/// it is then (as ABC's rewriting does): nodes created by earlier replacements get
+/// cuts of their own, and a node's cuts see its current fan-ins.
+pub(crate) struct LiveCuts {
+    stride: usize,
+    limit: usize,
+    cuts: Vec<Cut>,
+    /// Cuts stored per node, trivial included; 0 = not computed yet.
+    count: Vec<u8>,
+    cand: Vec<Cut>,
+    stack: Vec<usize>,
+}
+
+impl LiveCuts {
+    /// An empty store keeping at most `limit` (at most 254) non-trivial cuts per node.
+    pub(crate) fn new(limit: usize) -> Self {
+        let limit = limit.clamp(1, 254);
+        LiveCuts {
+            stride: limit + 1,
+            limit,
+            cuts: Vec::new(),
+            count: Vec::new(),
+            cand: Vec::new(),
+            stack: Vec::new(),
+        }
+    }
+
+    /// The non-trivial cuts of live node `n` (leaves may have been replaced since;
+    /// resolve them through the graph).
+    pub(crate) fn of(&mut self, g: &mut Graph, n: usize) -> &[Cut] {
+        if self.count.len() < g.len() {
+            self.count.resize(g.len(), 0);
+            self.cuts.resize(g.len() * self.stride, Cut::default());
+        }
+        self.stack.clear();
+        self.stack.push(n);
+        while let Some(&m) = self.stack.last() {
+            if self.count[m] != 0 {
+                self.stack.pop();
+                continue;
+            }
+            self.cuts[m * self.stride] = Cut::trivial(m);
+            if !g.is_and(m) {
+                self.count[m] = 1;
+                self.stack.pop();
+                continue;
+            }
+            let [a, b] = g.fanins(m);
+            let (na, nb) = (a.node(), b.node());
+            if na == 0 || nb == 0 {
+                self.count[m] = 1;
+                self.stack.pop();
+                continue;
+            }
+            let pending: Vec<usize> = [na, nb].into_iter().filter(|&f| self.count[f] == 0).collect();
+            if !pending.is_empty() {
+                self.stack.extend(pending);
+                continue;
+            }
+            let s = self.stride;
+            let (ca, cb) = (self.count[na] as usize, self.count[nb] as usize);
+            merge_fanins(
+                &self.cuts[na * s..na * s + ca],
+                a.is_complement(),
+                &self.cuts[nb * s..nb * s + cb],
+                b.is_complement(),
+                self.limit,
+                &mut self.cand,
+            );
+            for (j, c) in self.cand.iter().enumerate() {
+                self.cuts[m * s + 1 + j] = *c;
+            }
+            self.count[m] = (1 + self.cand.len()) as u8;
+            self.stack.pop();
+        }
         let s = n * self.stride;
         &self.cuts[s + 1..s + self.count[n] as usize]
     }

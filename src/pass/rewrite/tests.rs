@@ -4,6 +4,7 @@
 use super::generate::{self, entry_of, synthesize};
 use super::npn::{Npn4, apply};
 use super::*;
+use crate::pass::Pass;
 use crate::pass::cec::{CecParams, Verdict, cec};
 
 fn tt_of(g: &Aig) -> u16 {
