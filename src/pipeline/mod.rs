@@ -17,6 +17,7 @@
 
 mod config;
 mod images;
+pub mod iwls;
 mod options;
 pub mod presets;
 mod run;
