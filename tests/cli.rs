@@ -141,8 +141,9 @@ fn bad_input_gives_one_line_and_exit_2() {
 }
 
 /// `iwls` and `iwls-suite` on a small synthetic benchmark (`x < y` for two 5-bit numbers):
-/// the AIG stays within the budget, its accuracy is what the tool reports (checked by
-/// simulating the written AIGER), and the suite resumes instead of redoing work.
+/// the AIG stays within the budget, its accuracy on valid is what the tool reports
+/// (checked by simulating the written AIGER), cross-validation reports an estimate, and
+/// the suite resumes instead of redoing work.
 #[test]
 fn iwls_fits_selects_and_writes_a_small_aig() {
     use circuitlearn::io::aiger_reader::read_aiger;
@@ -176,8 +177,9 @@ fn iwls_fits_selects_and_writes_a_small_aig() {
     );
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j = last_json(&out);
-    let (acc, ands) = (j["valid_accuracy"].as_f64().unwrap(), j["and_nodes"].as_u64().unwrap());
+    let (acc, ands) = (j["aig_valid_accuracy"].as_f64().unwrap(), j["and_nodes"].as_u64().unwrap());
     assert!(acc >= 0.9 && ands <= 300, "{j}");
+    assert!(j["cv_accuracy"].as_f64().unwrap() >= 0.9 && j["valid_accuracy"].as_f64().unwrap() >= 0.9, "{j}");
     let (aig, _) = read_aiger(&d.path().join("ex99.aig")).unwrap();
     assert_eq!(aig.n_ands() as u64, ands);
     let correct = (0..1024u32)
@@ -194,7 +196,12 @@ fn iwls_fits_selects_and_writes_a_small_aig() {
     }
     let tsv = std::fs::read_to_string(d.path().join("res/results.tsv")).unwrap();
     assert_eq!(tsv.lines().count(), 2, "{tsv}");
-    assert!(tsv.starts_with("ex\tinputs\tvalid_accuracy\tand_nodes\tseconds\tmodel\nex99\t10\t"));
+    assert!(
+        tsv.starts_with(
+            "ex\tinputs\tcv_accuracy\tvalid_accuracy\taig_valid_accuracy\tand_nodes\tseconds\tmodel\nex99\t10\t"
+        ),
+        "{tsv}"
+    );
 }
 
 /// The sum bit of an adder (bit 9 of `a + b` for 10-bit `a`, `b`, random examples) is out

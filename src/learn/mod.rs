@@ -1,9 +1,12 @@
 //! Learning: model specs, networks built from them, heads, RDA as lenses, other model
 //! families (trees, threshold functions, symmetric functions); `train` runs them.
 
+pub mod c45;
+pub mod cv;
 pub mod fixed;
 pub mod head;
 pub mod network;
+pub mod portfolio;
 pub mod predict;
 pub mod rda;
 pub mod relaxed;

@@ -18,6 +18,7 @@
 mod classifier;
 mod config;
 mod images;
+pub mod iwls;
 mod options;
 pub mod presets;
 mod run;
