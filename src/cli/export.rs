@@ -11,6 +11,7 @@ use crate::io::blif::{BlifParams, write_blif};
 use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
 use crate::io::netlist::model_name_from;
+use crate::io::ring_model::is_ring_model;
 use crate::io::testbench::{TestbenchError, concat_examples, random_inputs, write_testbench};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
@@ -111,6 +112,11 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
     }
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
     refuse_overwriting_inputs(&[&a.output], &[input], a.force)?;
+    if let Some(m) =
+        a.model.as_deref().filter(|m| is_ring_model(&std::fs::read_to_string(m).unwrap_or_default()))
+    {
+        return super::ring::export(a, m, format);
+    }
     let mut net = load(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref())?;
     if let Some(dir) = &a.testbench {
         let dut = module_name(&net.names().model);

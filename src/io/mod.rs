@@ -12,6 +12,7 @@ pub mod model_file;
 pub mod netlist;
 pub mod netlist_graph;
 pub mod plot;
+pub mod ring_model;
 pub mod smooth_model;
 pub mod testbench;
 pub mod truth;

@@ -7,6 +7,7 @@ pub mod network;
 pub mod predict;
 pub mod rda;
 pub mod relaxed;
+pub mod ring_model;
 pub mod spec;
 pub mod symmetric;
 pub mod threshold;

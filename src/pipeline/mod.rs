@@ -18,12 +18,13 @@
 mod config;
 mod images;
 mod options;
+mod poly;
 pub mod presets;
 mod run;
 
 pub use config::{
-    BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, RelaxedConfig, SmoothConfig,
-    TrainConfig, encoding_text, implied_preset, parse_encoding,
+    BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, PolyConfig, RelaxedConfig,
+    SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
 };
 pub use images::{ImageData, load as load_images};
 pub use options::{OptionsError, TrainOptions};
