@@ -446,9 +446,17 @@ fn verify_proves_the_counted_classifier_is_the_trained_network() -> Result<(), B
     let (mut aig, _) = circuitlearn::io::aiger_reader::read_aiger(&run.join("classifier.aig"))?;
     let first = aig.outputs()[0];
     aig.set_output(0, !first);
-    circuitlearn::pipeline::write_classifier(&run.join("classifier.aig"), &aig, &std::fs::read(run.join("model.json"))?)?;
+    circuitlearn::pipeline::write_classifier(
+        &run.join("classifier.aig"),
+        &aig,
+        &std::fs::read(run.join("model.json"))?,
+    )?;
     let o = circuitlearn(&["verify", "--model", "runs/iris/model.json", "--classifier"], d.path());
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
-    assert!(stderr(&o).contains("classifier.aig differs from the trained network on outputs [0]"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("classifier.aig differs from the trained network on outputs [0]"),
+        "{}",
+        stderr(&o)
+    );
     Ok(())
 }

@@ -1,6 +1,6 @@
 //! A run killed with SIGKILL after a checkpoint and continued with `--resume` writes the
 //! same `model.json` as an uninterrupted run, for relaxed and smooth training (Boolean
-//! RDA: `tests/reliability.rs`; ring descent, library-only: `train::tests`).
+//! RDA: `tests/reliability.rs`; ring descent: `tests/poly_cli.rs` and `train::tests`).
 
 mod common;
 

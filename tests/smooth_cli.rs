@@ -148,7 +148,7 @@ fn smooth_usage_errors_exit_2() {
         &["train", "--domain", "smooth", "--model", "conv"][..],
         &["train", "--domain", "smooth", "--optimizer", "rmsprop"][..],
         &["train", "--domain", "smooth", "--loss", "xor"][..],
-        &["train", "--domain", "poly"][..],
+        &["train", "--domain", "poly", "--ring", "z2k:65"][..],
     ] {
         let out = circuitlearn(args, d.path());
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));

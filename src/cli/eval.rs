@@ -91,6 +91,10 @@ pub fn run(a: &EvalArgs) -> anyhow::Result<()> {
     set_threads(a.threads);
     let text = std::fs::read_to_string(&a.model).unwrap_or_default();
     let (ds, what, images) = examples(a)?;
+    if crate::io::ring_model::is_ring_model(&text) {
+        let (spec, acc) = super::ring::accuracy(&a.model, &ds, &what)?;
+        return report(a, &spec, &what, ds.n_examples(), acc);
+    }
     // Labels are class indices: data whose classes are named otherwise would be scored
     // against the wrong ones.
     let check_classes = |model_classes: &[String]| -> anyhow::Result<()> {

@@ -12,6 +12,7 @@ use crate::io::blif_reader::read_blif;
 use crate::io::dot::to_dot;
 use crate::io::netlist::model_name_from;
 use crate::io::raw_inputs::{FixedPoint, RawInputs};
+use crate::io::ring_model::is_ring_model;
 use crate::io::testbench::{
     BenchParams, TestbenchError, concat_examples, random_inputs, write_testbench_with,
 };
@@ -159,6 +160,11 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
     }
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
     refuse_overwriting_inputs(&[&a.output], &[input], a.force)?;
+    if let Some(m) =
+        a.model.as_deref().filter(|m| is_ring_model(&std::fs::read_to_string(m).unwrap_or_default()))
+    {
+        return super::ring::export(a, m, format);
+    }
     let mut net = load_form(a.model.as_deref(), a.circuit.as_deref(), a.name.as_deref(), a.from)?;
     let model = a.model.as_deref().map(ModelFile::read).transpose()?;
     let raw = match (&model, a.raw_features) {

@@ -11,6 +11,8 @@ mod map;
 mod opt;
 mod plot;
 mod repro;
+mod repro_ring;
+mod ring;
 mod train;
 mod verify;
 

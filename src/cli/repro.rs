@@ -29,7 +29,7 @@ use clap::Args;
 /// Arguments of `repro`.
 #[derive(Debug, Args)]
 pub struct ReproArgs {
-    /// Experiment: rda-iris, polycirc-iris, numeric-optics-iris.
+    /// Experiment: rda-iris, polycirc-iris, numeric-optics-iris, sat-vs-wrap.
     pub name: String,
     /// Print one JSON object as the last line.
     #[arg(long)]
@@ -45,8 +45,9 @@ pub fn run(a: &ReproArgs) -> anyhow::Result<()> {
         "rda-iris" => rda_iris(a.json),
         "polycirc-iris" => polycirc_iris(a.json),
         "numeric-optics-iris" => numeric_optics_iris(a.json),
+        "sat-vs-wrap" => super::repro_ring::run(a.json),
         other => Err(UsageError(format!(
-            "unknown experiment '{other}'; available: rda-iris, polycirc-iris, numeric-optics-iris"
+            "unknown experiment '{other}'; available: rda-iris, polycirc-iris, numeric-optics-iris, sat-vs-wrap"
         ))
         .into()),
     }

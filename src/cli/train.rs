@@ -203,6 +203,16 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
             .with_context(|| format!("writing {}", path.display()))?;
     }
     let hw = match (trained.circuit(), cfg.hardware, &trained.x_train, &trained.x_test) {
+        _ if cfg.hardware == Hardware::None => None,
+        (None, ..) if let pipeline::TrainedModel::Poly { model, x_train, x_test, .. } = &trained.model => {
+            Some(super::ring::train_hardware(
+                &module_name(&out, &data.name),
+                model,
+                (x_train, x_test),
+                &out.join("verilog"),
+                cfg.hardware == Hardware::Verify,
+            )?)
+        }
         (Some((net, params)), Hardware::Verify | Hardware::Export, Some(xtr), Some(xte)) => {
             let dir = out.join("verilog");
             let doc =

@@ -211,6 +211,13 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         .into());
     }
     set_threads(0);
+    if let Some(m) = a
+        .model
+        .as_deref()
+        .filter(|m| crate::io::ring_model::is_ring_model(&std::fs::read_to_string(m).unwrap_or_default()))
+    {
+        return super::ring::verify(a, m);
+    }
     let all = !(a.icarus || a.yosys || a.abc || a.classifier);
     let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
     let name = module_name(&net.names().model);

@@ -123,7 +123,12 @@ pub fn bit_blast_zp<const P: u64>(c: &Circuit<Poly<Zp<P>>>) -> Result<Circuit<Bo
 }
 
 /// `x + y` with one extra carry bit.
-fn add_wide(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
+pub(crate) fn add_wide(
+    b: &mut CircuitBuilder<Bool>,
+    x: &[WireId],
+    y: &[WireId],
+    zero: WireId,
+) -> Vec<WireId> {
     let (mut xs, mut ys) = (x.to_vec(), y.to_vec());
     xs.push(zero);
     ys.push(zero);
@@ -131,7 +136,7 @@ fn add_wide(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: Wire
 }
 
 /// `v - p` if `v >= p` else `v`, for a `w + 1`-bit `v < 2p`; the low `w` bits.
-fn reduce_once(
+pub(crate) fn reduce_once(
     b: &mut CircuitBuilder<Bool>,
     v: &[WireId],
     p: &[WireId],
@@ -151,7 +156,13 @@ fn reduce_once(
 }
 
 /// `(P - a) mod P` for a residue `a`.
-fn neg_zp(b: &mut CircuitBuilder<Bool>, a: &[WireId], p: &[WireId], one: WireId, w: usize) -> Vec<WireId> {
+pub(crate) fn neg_zp(
+    b: &mut CircuitBuilder<Bool>,
+    a: &[WireId],
+    p: &[WireId],
+    one: WireId,
+    w: usize,
+) -> Vec<WireId> {
     let mut na: Vec<WireId> = a.iter().map(|&x| b.not(x)).collect();
     na.push(one);
     // p + !a + 1 = p - a (w + 1 bits, in [1, P]).
@@ -160,7 +171,7 @@ fn neg_zp(b: &mut CircuitBuilder<Bool>, a: &[WireId], p: &[WireId], one: WireId,
 }
 
 /// `a + b + cin` truncated to the width of `a`.
-fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) -> Vec<WireId> {
+pub(crate) fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) -> Vec<WireId> {
     let mut carry = cin;
     x.iter()
         .zip(y)
@@ -173,7 +184,7 @@ fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) ->
 }
 
 /// `x * y` truncated to the width of `x`: the sum of `(x << i) & y_i`.
-fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
+pub(crate) fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
     let k = x.len();
     let mut acc = vec![zero; k];
     for (i, &yi) in y.iter().enumerate() {
@@ -187,7 +198,7 @@ fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -
 }
 
 /// `x < y` for two's complement words of equal width.
-fn signed_less(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], one: WireId) -> WireId {
+pub(crate) fn signed_less(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], one: WireId) -> WireId {
     let ny: Vec<WireId> = y.iter().map(|&w| b.not(w)).collect();
     let d = add(b, x, &ny, one);
     let k = x.len();

@@ -4,10 +4,13 @@
 pub mod arith;
 pub mod bind;
 pub mod blast;
+pub mod blast_ring;
 pub mod boolean;
 mod lut_layers;
 mod lut_network;
 pub mod ring;
+pub mod ring_kind;
+pub mod ring_lanes;
 pub mod sat;
 
 pub use bind::bind_params;

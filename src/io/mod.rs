@@ -13,6 +13,7 @@ pub mod netlist;
 pub mod netlist_graph;
 pub mod plot;
 pub mod raw_inputs;
+pub mod ring_model;
 pub mod smooth_model;
 pub mod testbench;
 pub mod truth;

@@ -69,3 +69,30 @@ pub fn fixed_gd<R: Ring>(n_params: usize, nbits: u8, lr: i64) -> Circuit<Poly<R>
         .collect();
     b.finish(outs).expect("update is valid")
 }
+
+/// [`fixed_gd`] with a further right shift of parameter `i`'s change by `extra[i]` bits:
+/// `p - ((((dp >> nbits) * lr) >> nbits) >> extra)`. A layer behind a shift sees its
+/// changes scaled up by `2^shift` (the shift's straight-through reverse rule passes `dy`
+/// unscaled), which its `extra` undoes.
+///
+/// # Panics
+/// Unless `extra` has one shift per parameter.
+#[must_use]
+pub fn fixed_gd_scaled<R: Ring>(nbits: u8, lr: i64, extra: &[u8]) -> Circuit<Poly<R>> {
+    let n_params = extra.len();
+    let mut b = CircuitBuilder::<Poly<R>>::new(0, 2 * n_params);
+    let a = b.args();
+    let rate = b.poly(PolyOp::Const(R::from_signed(lr)), &[]);
+    let outs = (0..n_params)
+        .map(|i| {
+            let s = b.poly(PolyOp::Shr(nbits), &[a[n_params + i]]);
+            let m = b.poly(PolyOp::Mul, &[s, rate]);
+            let mut d = b.poly(PolyOp::Shr(nbits), &[m]);
+            if extra[i] > 0 {
+                d = b.poly(PolyOp::Shr(extra[i]), &[d]);
+            }
+            b.poly(PolyOp::Sub, &[a[i], d])
+        })
+        .collect();
+    b.finish(outs).expect("update is valid")
+}

@@ -10,6 +10,7 @@ pub mod portfolio;
 pub mod predict;
 pub mod rda;
 pub mod relaxed;
+pub mod ring_model;
 pub mod spec;
 pub mod symmetric;
 pub mod threshold;

@@ -38,6 +38,8 @@ pub enum Domain {
     Relaxed,
     /// f32 tensor models.
     Smooth,
+    /// Fixed-point polynomial circuits over a ring.
+    Poly,
 }
 
 impl Domain {
@@ -48,6 +50,7 @@ impl Domain {
             Domain::Bool => "bool",
             Domain::Relaxed => "relaxed",
             Domain::Smooth => "smooth",
+            Domain::Poly => "poly",
         }
     }
 }
@@ -135,6 +138,21 @@ pub struct SmoothConfig {
     pub batch: usize,
 }
 
+/// Ring (`--domain poly`) training settings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolyConfig {
+    /// The ring.
+    pub ring: crate::domain::ring_kind::RingKind,
+    /// The model.
+    pub spec: crate::learn::ring_model::RingModelSpec,
+    /// Fraction bits.
+    pub frac_bits: u8,
+    /// The learning rate as given.
+    pub lr: f64,
+    /// In fixed point (`round(lr * 2^F)`, at least 1).
+    pub lr_fixed: i64,
+}
+
 /// The model family and its training settings.
 #[derive(Clone, Debug, PartialEq)]
 pub enum ModelConfig {
@@ -144,6 +162,8 @@ pub enum ModelConfig {
     Relaxed(RelaxedConfig),
     /// f32 tensors.
     Smooth(SmoothConfig),
+    /// Ring models.
+    Poly(PolyConfig),
 }
 
 /// What hardware `train` produces after training.
@@ -293,15 +313,14 @@ impl TrainConfig {
             // Relaxed models under --domain smooth: the spelling of earlier releases.
             (Some("smooth"), Some(m)) if m.starts_with("gates:") || m.starts_with("lut:") => Domain::Relaxed,
             (Some("smooth"), _) => Domain::Smooth,
-            (Some("poly"), _) => {
+            (Some("poly"), _) => Domain::Poly,
+            (Some(d), _) => {
                 return Err(bad(
                     "--domain",
-                    "poly: ring models are library-only for now (see `repro polycirc-iris`)",
+                    format!("unknown '{d}'; expected bool, relaxed, smooth or poly"),
                 ));
             }
-            (Some(d), _) => {
-                return Err(bad("--domain", format!("unknown '{d}'; expected bool, relaxed or smooth")));
-            }
+            (None, _) if o.ring.is_some() => Domain::Poly,
             (None, Some(m)) if m.starts_with("gates:") => Domain::Relaxed,
             (None, Some(m)) if is_smooth_spec(m) => Domain::Smooth,
             (None, _)
@@ -372,11 +391,18 @@ impl TrainConfig {
             "none" => Hardware::None,
             h => return Err(bad("--hardware", format!("unknown '{h}'; expected verify, export or none"))),
         };
-        let passes = o.passes.clone().unwrap_or_else(|| "strash,fraig".to_owned());
+        // Ring classifiers are wide arithmetic: SAT sweeping them is slow, strash is the default.
+        let default_passes = if domain == Domain::Poly { "strash" } else { "strash,fraig" };
+        let passes = o.passes.clone().unwrap_or_else(|| default_passes.to_owned());
         let script = parse_script(&passes, &PassContext { care: Some(crate::lanes::BitMatrix::zeros(0, 0)) })
             .map_err(|e| bad("--passes", e.to_string()))?;
         let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
+        const POLY: &str = "ring models (--domain poly)";
+        if domain != Domain::Poly {
+            not_for(&[("--ring", o.ring.is_some()), ("--frac-bits", o.frac_bits.is_some())], POLY)?;
+        }
         let model = match domain {
+            Domain::Poly => ModelConfig::Poly(poly_config(&o, &script)?),
             Domain::Bool => {
                 not_for(&relaxed_only, RELAXED)?;
                 if let Some(l) = o.loss.as_deref().filter(|&l| l != "xor") {
@@ -575,7 +601,8 @@ impl TrainConfig {
             test_fraction,
             seed: o.seed.unwrap_or(0),
             threads,
-            epochs: o.epochs.unwrap_or(20),
+            // Ring models train one example at a time from zero: 30 passes by default.
+            epochs: o.epochs.unwrap_or(if domain == Domain::Poly { 30 } else { 20 }),
             time_limit,
             model,
             passes,
@@ -592,11 +619,78 @@ impl TrainConfig {
     #[must_use]
     pub fn domain(&self) -> Domain {
         match self.model {
+            ModelConfig::Poly(_) => Domain::Poly,
             ModelConfig::Bool(_) => Domain::Bool,
             ModelConfig::Relaxed(_) => Domain::Relaxed,
             ModelConfig::Smooth(_) => Domain::Smooth,
         }
     }
+}
+
+/// The settings of a `--domain poly` run; every option of another domain is refused.
+fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Result<PolyConfig, ConfigError> {
+    use crate::learn::ring_model::{MAX_FRAC_BITS, RingModelSpec, check_expressible};
+    let other = [
+        ("--tau", o.tau.is_some()),
+        ("--residual", o.residual.is_some()),
+        ("--lr-schedule", o.lr_schedule.is_some()),
+        ("--input-candidates", o.input_candidates.is_some()),
+        ("--input-radius", o.input_radius.is_some()),
+        ("--narrow-candidates", o.narrow_candidates.is_some()),
+        ("--narrow-after", o.narrow_after.is_some()),
+        ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
+        ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+        ("--margin", o.margin.is_some()),
+        ("--positive-weight", o.positive_weight.is_some()),
+        ("--sum-fanouts", o.sum_fanouts.is_some()),
+        ("--init", o.init.is_some()),
+        ("--encoding", o.encoding.is_some()),
+        ("--batch", o.batch.is_some()),
+        ("--exact-inputs", o.exact_inputs.is_some()),
+    ];
+    if let Some((flag, _)) = other.iter().find(|(_, set)| *set) {
+        return Err(bad(
+            flag,
+            "does not apply to --domain poly (ring models: --ring, --model linear|mlp:H, --frac-bits, --lr, --epochs)",
+        ));
+    }
+    if let Some(l) = o.loss.as_deref().filter(|&l| l != "displacement") {
+        return Err(bad("--loss", format!("{l}: ring models train with the displacement loss")));
+    }
+    if let Some(x) = o.optimizer.as_deref().filter(|&x| x != "gd") {
+        return Err(bad("--optimizer", format!("{x}: ring models train with fixed-point gd")));
+    }
+    if !script.iter().all(|p| p.preserves_function()) {
+        return Err(bad("--passes", "ring models take function-preserving passes only"));
+    }
+    let ring = o
+        .ring
+        .as_deref()
+        .unwrap_or("z2k:32")
+        .parse::<crate::domain::ring_kind::RingKind>()
+        .map_err(|e| bad("--ring", e.to_string()))?;
+    let spec = o
+        .model
+        .as_deref()
+        .unwrap_or("linear")
+        .parse::<RingModelSpec>()
+        .map_err(|e| bad("--model", e.to_string()))?;
+    let frac_bits = o.frac_bits.unwrap_or(8);
+    if !(1..=MAX_FRAC_BITS).contains(&frac_bits) {
+        return Err(bad("--frac-bits", format!("must be in 1..={MAX_FRAC_BITS}, got {frac_bits}")));
+    }
+    check_expressible(ring, spec, frac_bits).map_err(|e| bad("--ring", e.to_string()))?;
+    let lr = positive("--lr", o.lr.unwrap_or(0.05))?;
+    let scaled = (lr * f64::from(1u32 << frac_bits)).round();
+    if scaled < 1.0 || scaled > f64::from(1u32 << frac_bits) * 16.0 {
+        return Err(bad(
+            "--lr",
+            format!(
+                "{lr} in fixed point with {frac_bits} fraction bits is {scaled}; it must be in 1..=16*2^F"
+            ),
+        ));
+    }
+    Ok(PolyConfig { ring, spec, frac_bits, lr, lr_fixed: scaled as i64 })
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod config;
 mod images;
 pub mod iwls;
 mod options;
+mod poly;
 pub mod presets;
 mod run;
 
@@ -27,8 +28,8 @@ pub use classifier::{
     CLASSIFIER_FILE, SavedClassifier, model_fingerprint, saved_classifier, write_classifier,
 };
 pub use config::{
-    BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, RelaxedConfig, SmoothConfig,
-    TrainConfig, encoding_text, implied_preset, parse_encoding,
+    BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, PolyConfig, RelaxedConfig,
+    SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
 };
 pub use images::{ImageData, load as load_images};
 pub use options::{OptionsError, TrainOptions};

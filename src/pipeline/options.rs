@@ -37,7 +37,8 @@ pub struct TrainOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_fraction: Option<f64>,
     /// Domain: bool (Boolean circuits trained by RDA), relaxed (relaxed logic gates or
-    /// LUTs trained by Adam and discretised), smooth (f32 tensor models) [default: from
+    /// LUTs trained by Adam and discretised), smooth (f32 tensor models), poly
+    /// (fixed-point polynomial circuits over --ring) [default: poly with --ring; from
     /// --model: gates:... is relaxed, mlp:/conv/linear/dense/hidden:N smooth, else bool;
     /// --domain smooth with a gates: or lut: model means relaxed].
     #[arg(long)]
@@ -46,7 +47,7 @@ pub struct TrainOptions {
     /// Model spec. bool: table | pseudolinear | `lut:K:WxD[:O]`, with a head ,binary
     /// ,onehot or ,groupsum:C [default: lut:6:64x1,groupsum:C for C classes]; relaxed:
     /// `gates:WxD[:O]` or `lut:K:WxD[:O]`; smooth: mlp:H1xH2..., conv, linear, dense,
-    /// hidden:N [default: mlp:256x128].
+    /// hidden:N [default: mlp:256x128]; poly: linear or mlp:H [default: linear].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -55,6 +56,17 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub optimizer: Option<String>,
+    /// poly: the ring the model computes in: z2k:K (K-bit wrapping words, K in 1..=64),
+    /// zp:P (integers mod a prime P < 2^32) or sat:N (integers saturating at -N and N,
+    /// N in 1..=2^62); implies --domain poly [default: z2k:32].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ring: Option<String>,
+    /// poly: fraction bits F of the fixed-point numbers (features are standardised, then
+    /// scaled by 2^F and rounded), 1..=24 [default: 8].
+    #[arg(long, value_name = "F")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frac_bits: Option<u8>,
     /// bool: xor; smooth: softmax-ce or mse [default: xor; softmax-ce].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -65,7 +77,7 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub encoding: Option<String>,
-    /// Passes over the training data [default: 20].
+    /// Passes over the training data [default: 20; 30 poly].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub epochs: Option<usize>,
@@ -74,8 +86,9 @@ pub struct TrainOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,
     /// bool votes: probability that a winning flip is applied, in (0, 1]; relaxed and
-    /// smooth: the optimiser's step size, > 0 [default: 0.3; 0.01 relaxed; 0.001 smooth
-    /// adam/adagrad, 0.01 other smooth optimisers].
+    /// smooth: the optimiser's step size, > 0; poly: the fixed-point gradient step, at
+    /// least 2^-F [default: 0.3; 0.01 relaxed; 0.001 smooth adam/adagrad, 0.01 other
+    /// smooth optimisers; 0.05 poly].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lr: Option<f64>,

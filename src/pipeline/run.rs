@@ -112,6 +112,17 @@ pub enum TrainedModel {
         /// Cross-entropy per epoch.
         losses: Vec<f64>,
     },
+    /// A fixed-point ring model (`--domain poly`).
+    Poly {
+        /// The model and its trained parameters.
+        model: crate::learn::ring_model::RingModel,
+        /// How features become ring elements.
+        coding: crate::learn::ring_model::FeatureCoding,
+        /// Encoded training examples.
+        x_train: Vec<Vec<u64>>,
+        /// Encoded test examples.
+        x_test: Vec<Vec<u64>>,
+    },
     /// An f32 tensor model.
     Smooth {
         /// The model.
@@ -155,7 +166,7 @@ impl Trained {
         match &self.model {
             TrainedModel::Bool { net, params, .. } => Some((net, params)),
             TrainedModel::Relaxed { discrete, params, .. } => Some((discrete, params)),
-            TrainedModel::Smooth { .. } => None,
+            TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => None,
         }
     }
 
@@ -165,6 +176,10 @@ impl Trained {
     pub fn accuracies(&self) -> (Option<f64>, Option<f64>) {
         let score = |p: Vec<u32>, labels: &[u32]| (!labels.is_empty()).then(|| accuracy(&p, labels));
         match (&self.model, &self.x_train, &self.x_test) {
+            (TrainedModel::Poly { model, x_train, x_test, .. }, _, _) => (
+                score(model.predict(x_train), &self.train_labels),
+                score(model.predict(x_test), &self.test_labels),
+            ),
             (TrainedModel::Smooth { model, train, test }, _, _) => (
                 (!train.is_empty()).then(|| model.accuracy(train)),
                 (!test.is_empty()).then(|| model.accuracy(test)),
@@ -220,6 +235,16 @@ impl Trained {
                 learned_wiring: net.learned_wiring(logits),
             }
             .write(path)?,
+            TrainedModel::Poly { model, coding, .. } => {
+                crate::io::ring_model::RingModelFile::of(
+                    model,
+                    coding,
+                    &self.dataset,
+                    cfg.seed,
+                    &self.class_names,
+                )
+                .write(path)?;
+            }
             TrainedModel::Smooth { model, .. } => {
                 let ModelConfig::Smooth(s) = &cfg.model else {
                     unreachable!("a smooth model has a smooth config")
@@ -253,14 +278,14 @@ fn bits_bytes(x: &BitMatrix) -> u64 {
 }
 
 /// Checkpointing of a run: every `every` epochs into `path`.
-struct Checkpointing {
+pub(super) struct Checkpointing {
     every: usize,
     path: PathBuf,
 }
 
 /// Runs `rule` with `trainer`, from `resume`'s checkpoint if given, writing checkpoints
 /// and reporting progress.
-fn run_rule<R: Rule>(
+pub(super) fn run_rule<R: Rule>(
     trainer: &Trainer,
     rule: &mut R,
     ckpt: &Checkpointing,
@@ -365,6 +390,11 @@ pub fn train(
         Ok((x_train, x_test))
     };
     let (model, stop, epoch_seconds, x) = match &cfg.model {
+        ModelConfig::Poly(p) => {
+            let (model, stop, seconds) =
+                super::poly::train_poly(cfg, p, data, &trainer, &ckpt, resume, on_epoch)?;
+            (model, stop, seconds, None)
+        }
         ModelConfig::Bool(b) => {
             let (net, encoder, init_params, seed, learned_wiring) = match &b.init {
                 Some(path) => {
@@ -591,6 +621,9 @@ pub struct Synthesis {
 /// # Errors
 /// A pass that fails (a failed proof with `--check`).
 pub fn synthesize(cfg: &TrainConfig, trained: &Trained) -> Result<Option<Synthesis>, PipelineError> {
+    if let TrainedModel::Poly { model, .. } = &trained.model {
+        return super::poly::synthesize_poly(cfg, model).map(Some);
+    }
     let (Some((net, params)), Some(x_train), Some(x_test)) =
         (trained.circuit(), &trained.x_train, &trained.x_test)
     else {
@@ -623,6 +656,11 @@ pub fn metrics(
     let seconds: f64 = trained.epoch_seconds.iter().sum();
     let threads = rayon::current_num_threads();
     let mut m = match &trained.model {
+        TrainedModel::Poly { model, .. } => {
+            let mut m = super::poly::poly_metrics(cfg, model, trained.epochs, trained.stop.name());
+            m["dataset"] = json!(trained.dataset);
+            m
+        }
         TrainedModel::Bool { net, encoder, variant, init, .. } => json!({
             "dataset": trained.dataset,
             "domain": "bool",

@@ -31,6 +31,8 @@ pub struct RingRule<'a, R: Ring> {
     x: &'a [Vec<u64>],
     y: &'a [Vec<u64>],
     order: Vec<usize>,
+    ring: Option<crate::domain::ring_kind::RingKind>,
+    shuffle: bool,
 }
 
 impl<'a, R: Ring> RingRule<'a, R> {
@@ -49,7 +51,24 @@ impl<'a, R: Ring> RingRule<'a, R> {
     ) -> Self {
         assert_eq!(x.len(), y.len(), "one target per example");
         assert!(order.iter().all(|&i| i < x.len()), "the order names examples that exist");
-        Self { step, params: init, x, y, order }
+        Self { step, params: init, x, y, order, ring: None, shuffle: false }
+    }
+
+    /// Evaluates the step circuit in the run-time ring `ring` instead of `R` (the
+    /// circuit's constants canonical in `ring`: see
+    /// [`RingKind::canonical`](crate::domain::ring_kind::RingKind::canonical)).
+    #[must_use]
+    pub fn in_ring(mut self, ring: crate::domain::ring_kind::RingKind) -> Self {
+        self.ring = Some(ring);
+        self
+    }
+
+    /// Visits the examples in a fresh random order every epoch (from the trainer's
+    /// seed) instead of the given one.
+    #[must_use]
+    pub fn shuffled(mut self, shuffle: bool) -> Self {
+        self.shuffle = shuffle;
+        self
     }
 
     /// The parameters as they stand.
@@ -77,18 +96,28 @@ impl<R: Ring> Rule for RingRule<'_, R> {
     }
 
     fn order(&self) -> Order {
-        Order::Fixed(self.order.clone())
+        if self.shuffle { Order::Fresh } else { Order::Fixed(self.order.clone()) }
     }
 
     fn init(&mut self, _rng: &mut ChaCha8Rng) {}
 
     fn epoch(&mut self, epoch: usize, _epochs: usize, order: &[usize], _rng: &mut ChaCha8Rng) -> RingEpoch {
         let before = self.params.clone();
+        let mut inputs = Vec::new();
+        let mut vals = Vec::new();
         for &i in order {
-            let mut inputs = self.params.clone();
+            inputs.clear();
+            inputs.extend_from_slice(&self.params);
             inputs.extend_from_slice(&self.x[i]);
             inputs.extend_from_slice(&self.y[i]);
-            self.params = self.step.eval_one(&inputs);
+            match self.ring {
+                None => self.params = self.step.eval_one(&inputs),
+                Some(ring) => {
+                    ring.eval_into(self.step, &inputs, &mut vals);
+                    self.params.clear();
+                    self.params.extend(self.step.outputs().iter().map(|w| vals[w.index()]));
+                }
+            }
         }
         RingEpoch { epoch, changed: before.iter().zip(&self.params).filter(|(a, b)| a != b).count() }
     }

@@ -27,7 +27,9 @@ fn domains_follow_the_model() {
     assert_eq!(resolve("domain = \"smooth\"\nmodel = \"lut:4:8x1\"").unwrap().domain(), Domain::Relaxed);
     assert_eq!(resolve("model = \"lut:4:8x1\"").unwrap().domain(), Domain::Bool);
     refused("domain = \"bool\"\nmodel = \"gates:8x2\"", "--model");
-    refused("domain = \"poly\"", "--domain");
+    assert_eq!(resolve("domain = \"poly\"").unwrap().domain(), Domain::Poly);
+    assert_eq!(resolve("ring = \"zp:2147483647\"").unwrap().domain(), Domain::Poly);
+    refused("domain = \"ploy\"", "--domain");
 }
 
 #[test]
@@ -111,4 +113,34 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     assert_eq!((plain.preset.as_deref(), plain.domain()), (None, Domain::Bool));
     let longer = resolve("data = \"fashion-mnist\"\nepochs = 20").unwrap();
     assert_eq!((longer.preset.as_deref(), longer.epochs), (Some("fashion-mnist"), 20));
+}
+
+#[test]
+fn poly_runs_resolve_and_bad_rings_are_refused() {
+    let c = resolve("domain = \"poly\"").unwrap();
+    let ModelConfig::Poly(p) = &c.model else { panic!("a poly config") };
+    assert_eq!(
+        (p.ring.to_string(), p.spec.to_string(), p.frac_bits, c.epochs),
+        ("z2k:32".into(), "linear".into(), 8, 30)
+    );
+    assert_eq!(c.passes, "strash");
+    for (toml, option) in [
+        ("ring = \"zp:91\"", "--ring"),
+        ("ring = \"z2k:0\"", "--ring"),
+        ("ring = \"z2k:65\"", "--ring"),
+        ("ring = \"sat:0\"", "--ring"),
+        ("ring = \"q:5\"", "--ring"),
+        ("ring = \"z2k:16\"", "--ring"),
+        ("domain = \"poly\"\nmodel = \"lut:6:8x1\"", "--model"),
+        ("domain = \"poly\"\nfrac-bits = 0", "--frac-bits"),
+        ("domain = \"poly\"\nlr = 0.0001", "--lr"),
+        ("domain = \"poly\"\nbatch = 8", "--batch"),
+        ("domain = \"poly\"\nencoding = \"threshold\"", "--encoding"),
+        ("domain = \"poly\"\noptimizer = \"adam\"", "--optimizer"),
+        ("domain = \"poly\"\npasses = \"dc\"", "--passes"),
+        ("domain = \"bool\"\nring = \"z2k:32\"", "--ring"),
+        ("model = \"mlp:8\"\nfrac-bits = 4", "--frac-bits"),
+    ] {
+        refused(toml, option);
+    }
 }

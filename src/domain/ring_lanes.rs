@@ -1,0 +1,156 @@
+//! Bit-sliced evaluation of ring circuits: a circuit over a [`RingKind`] bit-blasted
+//! ([`bit_blast_ring`]) and evaluated on Boolean lanes, 64 examples per `u64` word, with
+//! the packing of ring elements into bit rows and back. It serves any ring circuit, so
+//! both a model `f` and its reverse derivative `R[f]` (`cat::rdiff`), and is
+//! property-tested equal to evaluating the circuit one example per word
+//! ([`RingKind::eval`]).
+//!
+//! Where it pays: additions, negations, shifts and clips cost `O(W)` Boolean gates per
+//! 64 examples, so they beat one word operation per example; a product of two variable
+//! operands costs `O(W^2)` gates, which at `W = 16` is already several times the word
+//! path's cost per example (BENCHMARKS.md has the measured figures).
+
+use super::blast_ring::bit_blast_ring;
+use super::boolean::Bool;
+use super::ring::Poly;
+use super::ring_kind::RingKind;
+use crate::circuit::{Circuit, Signature};
+use crate::lanes::{BitMatrix, EvalParams, Program};
+
+/// A ring circuit prepared for bit-sliced evaluation.
+pub struct BitSliced {
+    circuit: Circuit<Bool>,
+    program: Program<Bool>,
+    ring: RingKind,
+    n_outputs: usize,
+}
+
+/// Examples of ring elements (one vector per example) as input bit rows: bit `b` of
+/// element `i` is row `i * W + b`.
+#[must_use]
+pub fn pack(rows: &[Vec<u64>], n: usize, ring: RingKind) -> BitMatrix {
+    let w = ring.width();
+    let mut m = BitMatrix::zeros(n * w, rows.len());
+    for (word, chunk) in rows.chunks(64).enumerate() {
+        for i in 0..n {
+            for b in 0..w {
+                let mut bits = 0u64;
+                for (lane, x) in chunk.iter().enumerate() {
+                    bits |= (x[i] >> b & 1) << lane;
+                }
+                m.row_mut(i * w + b)[word] = bits;
+            }
+        }
+    }
+    m
+}
+
+/// Output bit rows back to canonical elements, one vector of `n` per example.
+#[must_use]
+pub fn unpack(m: &BitMatrix, n: usize, ring: RingKind) -> Vec<Vec<u64>> {
+    let w = ring.width();
+    (0..m.examples())
+        .map(|e| {
+            let (word, lane) = (e / 64, e % 64);
+            (0..n)
+                .map(|i| {
+                    let v = (0..w).fold(0u64, |v, b| v | (m.row(i * w + b)[word] >> lane & 1) << b);
+                    match ring {
+                        // Two's complement in W bits, sign-extended to the 64-bit reading.
+                        RingKind::Sat(_) if w < 64 => ((v << (64 - w)) as i64 >> (64 - w)) as u64,
+                        _ => v,
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+impl BitSliced {
+    /// Blasts `c` (constants canonical, see [`RingKind::canonical`]) in `ring`.
+    #[must_use]
+    pub fn new<R>(c: &Circuit<Poly<R>>, ring: RingKind) -> Self
+    where
+        Poly<R>: Signature,
+    {
+        let circuit = bit_blast_ring(c, ring);
+        let program = Program::new(&circuit);
+        Self { circuit, program, ring, n_outputs: c.n_outputs() }
+    }
+
+    /// The Boolean circuit evaluated.
+    #[must_use]
+    pub fn circuit(&self) -> &Circuit<Bool> {
+        &self.circuit
+    }
+
+    /// Evaluates already packed inputs ([`pack`]) into packed outputs.
+    #[must_use]
+    pub fn eval_packed(&self, x: &BitMatrix, params: &EvalParams) -> BitMatrix {
+        self.program.eval(x, params)
+    }
+
+    /// The outputs of every example (one vector of canonical elements each).
+    #[must_use]
+    pub fn eval(&self, inputs: &[Vec<u64>], params: &EvalParams) -> Vec<Vec<u64>> {
+        let n = self.circuit.n_inputs() / self.ring.width();
+        let out = self.eval_packed(&pack(inputs, n, self.ring), params);
+        unpack(&out, self.n_outputs, self.ring)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cat::rdiff;
+    use crate::circuit::{CircuitBuilder, WireId};
+    use crate::domain::ring::{PolyBuild, PolyOp};
+    use crate::domain::ring_kind::RingGate;
+    use proptest::prelude::*;
+
+    fn circuit(ops: &[(u8, u8, u8)], n_in: usize) -> Circuit<RingGate> {
+        let mut b = CircuitBuilder::<RingGate>::new(0, n_in);
+        let mut w: Vec<WireId> = b.args();
+        for &(o, i, j) in ops {
+            let (a, c) = (w[i as usize % w.len()], w[j as usize % w.len()]);
+            let op = match o % 7 {
+                0 => PolyOp::Add,
+                1 => PolyOp::Sub,
+                2 => PolyOp::Neg,
+                3 => PolyOp::Mul,
+                4 => PolyOp::Shr(i % 4),
+                5 => PolyOp::Clip(-i64::from(i), i64::from(j)),
+                _ => PolyOp::Const(u64::from(i) * 3),
+            };
+            let n = RingGate::new(op).arity();
+            w.push(b.poly(op, &[a, c][..n]));
+        }
+        let out = w[w.len() - 2..].to_vec();
+        b.finish(out).unwrap()
+    }
+
+    proptest! {
+        /// f and R[f], bit-sliced over 64 examples a word, equal one example a word.
+        #[test]
+        fn bit_sliced_equals_word_evaluation(
+            ops in proptest::collection::vec((0u8..7, 0u8..40, 0u8..40), 2..14),
+            seed in any::<u64>(),
+            ring in prop_oneof![Just(RingKind::Z2k(8)), Just(RingKind::Z2k(13)), Just(RingKind::Zp(13)), Just(RingKind::Zp(251)), Just(RingKind::Sat(100))],
+        ) {
+            let f = ring.canonical(&circuit(&ops, 3));
+            let r = ring.canonical(&rdiff(&f));
+            let mut s = seed | 1;
+            let mut next = || { s ^= s << 13; s ^= s >> 7; s ^= s << 17; s };
+            for c in [&f, &r] {
+                let xs: Vec<Vec<u64>> = (0..100)
+                    .map(|_| (0..c.n_inputs()).map(|_| {
+                        let span = (ring.max_signed() - ring.min_signed()) as u64 + 1;
+                        ring.from_signed(ring.min_signed() + (next() % span) as i64)
+                    }).collect())
+                    .collect();
+                let want: Vec<Vec<u64>> = xs.iter().map(|x| ring.eval(c, x)).collect();
+                prop_assert_eq!(BitSliced::new(c, ring).eval(&xs, &EvalParams::default()), want);
+            }
+        }
+    }
+}
