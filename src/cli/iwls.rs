@@ -324,6 +324,9 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             .map(|f| a.dir.join(f))
             .find(|p| p.exists())
     };
+    if crate::dist::world().size() > 1 {
+        return super::iwls_mpi::run_suite_over_ranks(a, &names, rows, &tsv, header);
+    }
     let bar = progress(names.len() as u64, false, "iwls");
     for name in &names {
         bar.set_message(name.clone());
