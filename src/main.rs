@@ -6,7 +6,7 @@ use clap::Parser;
 fn main() {
     circuitlearn::smooth::retain_freed_memory();
     // Under `mpirun` (feature `mpi`) this joins the MPI job; otherwise it does nothing.
-    let session = circuitlearn::dist::init();
+    let _session = circuitlearn::dist::init();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
         let world = circuitlearn::dist::world();
@@ -16,16 +16,13 @@ fn main() {
             std::process::exit(code);
         }
         // Bad input fails alike on every rank: rank 0 says so once. Anything else may have
-        // failed on this rank alone while the others wait for it: say which, end the job.
-        if code == 2 {
-            if world.rank() == 0 {
-                eprintln!("error: {}", error_line(&e));
-            }
-            drop(world);
-            drop(session);
-            std::process::exit(code);
+        // failed on this rank alone: it says which. Either way the others may be waiting
+        // for this rank in a collective (finalising would wait for them): end the job.
+        if code != 2 {
+            eprintln!("error: rank {} of {}: {}", world.rank(), world.size(), error_line(&e));
+        } else if world.rank() == 0 {
+            eprintln!("error: {}", error_line(&e));
         }
-        eprintln!("error: rank {} of {}: {}", world.rank(), world.size(), error_line(&e));
         world.abort(code);
     }
 }

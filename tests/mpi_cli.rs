@@ -135,7 +135,7 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
         return;
     }
     let d = tempfile::tempdir().unwrap();
-    let args = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "12", "--batch", "64"];
+    let args = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "8", "--batch", "64"];
     let full = train(1, &args, "full", d.path());
     // Rank 1 is killed (SIGKILL) once rank 0 has written its first checkpoint.
     let mut child = mpirun_command(2, d.path())
@@ -162,6 +162,12 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
     assert!(checkpoint.exists(), "no checkpoint was written");
     if pids.len() == 2 {
         assert!(!out.status.success(), "a job with a dead rank exited 0");
+    }
+    // The job's other rank is ended by mpirun; wait until it has gone (it held the lock).
+    let t0 = Instant::now();
+    while pids.iter().any(|p| Path::new(&format!("/proc/{p}")).exists()) && t0.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(20));
     }
     let o = mpirun(3, &["train", "--resume", "killed"], d.path());
     assert!(o.status.success(), "resume on 3 ranks: {}", String::from_utf8_lossy(&o.stderr));
