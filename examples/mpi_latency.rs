@@ -9,7 +9,7 @@
 //!
 //! Rank 0 prints one line per message size: microseconds per call (median of repeats).
 
-use circuitlearn::dist::{self, Comm};
+use circuitlearn::dist;
 use std::time::Instant;
 
 fn median(mut v: Vec<f64>) -> f64 {

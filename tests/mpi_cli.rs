@@ -165,7 +165,8 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
     }
     // The job's other rank is ended by mpirun; wait until it has gone (it held the lock).
     let t0 = Instant::now();
-    while pids.iter().any(|p| Path::new(&format!("/proc/{p}")).exists()) && t0.elapsed() < Duration::from_secs(60)
+    while pids.iter().any(|p| Path::new(&format!("/proc/{p}")).exists())
+        && t0.elapsed() < Duration::from_secs(60)
     {
         std::thread::sleep(Duration::from_millis(20));
     }
