@@ -7,6 +7,7 @@ pub mod cat;
 pub mod circuit;
 pub mod cli;
 pub mod data;
+pub mod dist;
 pub mod domain;
 pub mod error;
 pub mod io;

@@ -5,9 +5,24 @@ use clap::Parser;
 
 fn main() {
     circuitlearn::smooth::retain_freed_memory();
+    // Under `mpirun` (feature `mpi`) this joins the MPI job; otherwise it does nothing.
+    let _session = circuitlearn::dist::init();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        eprintln!("error: {}", error_line(&e));
-        std::process::exit(exit_code(&e));
+        let world = circuitlearn::dist::world();
+        let code = exit_code(&e);
+        if world.size() == 1 {
+            eprintln!("error: {}", error_line(&e));
+            std::process::exit(code);
+        }
+        // Bad input fails alike on every rank: rank 0 says so once. Anything else may have
+        // failed on this rank alone: it says which. Either way the others may be waiting
+        // for this rank in a collective (finalising would wait for them): end the job.
+        if code != 2 {
+            eprintln!("error: rank {} of {}: {}", world.rank(), world.size(), error_line(&e));
+        } else if world.rank() == 0 {
+            eprintln!("error: {}", error_line(&e));
+        }
+        world.abort(code);
     }
 }

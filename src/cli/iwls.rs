@@ -264,6 +264,9 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             .map(|f| a.dir.join(f))
             .find(|p| p.exists())
     };
+    if crate::dist::world().size() > 1 {
+        return super::iwls_mpi::run_suite_over_ranks(a, &params, &names, rows, &tsv, header);
+    }
     let bar = progress(names.len() as u64, false, "iwls");
     for name in &names {
         bar.set_message(name.clone());
@@ -288,10 +291,7 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             "{name}: cv {cv}, valid {:.4}, {} ANDs, {:.1}s, {}",
             r.valid_accuracy, r.and_nodes, r.seconds, r.model
         ));
-        rows.push(format!(
-            "{name}\t{}\t{cv}\t{:.6}\t{:.6}\t{}\t{:.2}\t{}",
-            r.inputs, r.valid_accuracy, r.aig_valid_accuracy, r.and_nodes, r.seconds, r.model
-        ));
+        rows.push(result_row(name, &r));
         rows.sort();
         let text =
             std::iter::once(header.to_string()).chain(rows.iter().cloned()).collect::<Vec<_>>().join("\n")
@@ -300,12 +300,29 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
         bar.inc(1);
     }
     bar.finish_and_clear();
+    print_suite_summary(&rows, &tsv, "");
+    Ok(())
+}
+
+/// A benchmark's line of `results.tsv` (the columns of the suite's header).
+pub(super) fn result_row(name: &str, r: &IwlsResult) -> String {
+    let cv = r.cv_accuracy.map_or("-".to_string(), |c| format!("{c:.6}"));
+    format!(
+        "{name}\t{}\t{cv}\t{:.6}\t{:.6}\t{}\t{:.2}\t{}",
+        r.inputs, r.valid_accuracy, r.aig_valid_accuracy, r.and_nodes, r.seconds, r.model
+    )
+}
+
+/// The suite's closing line: benchmarks, mean cross-validation and valid accuracy.
+pub(super) fn print_suite_summary(rows: &[String], tsv: &Path, how: &str) {
     let mean = |col: usize| {
         let v: Vec<f64> = rows.iter().filter_map(|r| r.split('\t').nth(col)?.parse().ok()).collect();
         (v.iter().sum::<f64>() / v.len().max(1) as f64, v.len())
     };
     let ((cv, n_cv), (valid, n)) = (mean(2), mean(3));
     let cv = if n_cv == n { format!("mean cross-validation accuracy {cv:.4}, ") } else { String::new() };
-    println!("{n} benchmarks, {cv}mean valid accuracy {valid:.4} (train-only fits); wrote {}", tsv.display());
-    Ok(())
+    println!(
+        "{n} benchmarks, {cv}mean valid accuracy {valid:.4} (train-only fits{how}); wrote {}",
+        tsv.display()
+    );
 }

@@ -7,6 +7,7 @@ mod common;
 mod eval;
 mod export;
 mod iwls;
+mod iwls_mpi;
 mod map;
 mod opt;
 mod plot;

@@ -153,9 +153,13 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         }
         None => given.clone(),
     };
-    set_threads(cfg.threads);
+    set_threads(crate::dist::threads_per_rank(cfg.threads));
     let data = pipeline::load_data(&cfg).map_err(cli_error)?;
     let out = pipeline::run_dir(&cfg, &data);
+    // Under `mpirun -np N` every rank trains its share; only rank 0 touches the directory.
+    if !crate::dist::is_root() {
+        return train_as_worker(&cfg, &data, a);
+    }
     let _lock = RunLock::take(&out)?;
     let incomplete = out.join(INCOMPLETE_FILE);
     crate::io::write_atomic(
@@ -186,10 +190,12 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .into());
     }
     bar.set_position(0);
-    let trained = pipeline::train(&cfg, &data, resume.as_deref(), &mut |p| {
-        bar.set_position(p.epoch as u64 - 1);
-        bar.set_message(p.line.clone());
-        bar.inc(1);
+    let trained = crate::dist::scope(crate::dist::world(), || {
+        pipeline::train(&cfg, &data, resume.as_deref(), &mut |p| {
+            bar.set_position(p.epoch as u64 - 1);
+            bar.set_message(p.line.clone());
+            bar.inc(1);
+        })
     })
     .map_err(cli_error)?;
     bar.finish_and_clear();
@@ -242,6 +248,20 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         }
     }
     hw.map_or(Ok(()), |h| h.check())
+}
+
+/// A rank other than 0 under `mpirun`: trains alongside rank 0 (the same collectives in
+/// the same order) and writes nothing.
+fn train_as_worker(cfg: &TrainConfig, data: &pipeline::TrainData, a: &TrainArgs) -> anyhow::Result<()> {
+    let resume = a.resume.as_ref().map(|d| d.join(CHECKPOINT_FILE));
+    if let Some(r) = &resume
+        && !r.exists()
+    {
+        return Err(UsageError(format!("{}: cannot resume: no checkpoint", r.display())).into());
+    }
+    crate::dist::scope(crate::dist::world(), || pipeline::train(cfg, data, resume.as_deref(), &mut |_| {}))
+        .map_err(cli_error)?;
+    Ok(())
 }
 
 /// The Verilog module's name: the run directory's name.

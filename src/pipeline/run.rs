@@ -308,7 +308,9 @@ pub(super) fn run_rule<R: Rule>(
     let report = trainer
         .run(rule, start, |end| {
             on_epoch(&EpochProgress { epoch: end.epoch(), epochs: end.epochs(), line: end.describe() });
-            if ckpt.every > 0 && end.epoch().is_multiple_of(ckpt.every) && saved.is_ok() {
+            // Under MPI only rank 0 writes (every rank holds the same state).
+            let writer = crate::dist::current().rank() == 0;
+            if writer && ckpt.every > 0 && end.epoch().is_multiple_of(ckpt.every) && saved.is_ok() {
                 saved = write_atomic(&ckpt.path, &end.checkpoint().to_bytes())
                     .map_err(|source| PipelineError::Io { path: ckpt.path.display().to_string(), source });
             }

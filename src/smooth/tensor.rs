@@ -258,9 +258,30 @@ fn gemm(
     if m == 0 || n == 0 {
         return c;
     }
+    // Under MPI each rank computes a block of the rows of C (`dist::split_rows`), as each
+    // thread computes a block: every entry is one dot product in a fixed order.
+    crate::dist::split_rows(&mut c, n, |first, c| gemm_rows(first, k, n, a, rsa, csa, b, rsb, csb, c));
+    c
+}
+
+/// Rows `first..` of `C = A B` (as many as `c` holds) for [`gemm`], over rayon.
+#[allow(clippy::too_many_arguments)]
+fn gemm_rows(
+    first: usize,
+    k: usize,
+    n: usize,
+    a: &[f32],
+    rsa: isize,
+    csa: isize,
+    b: &[f32],
+    rsb: isize,
+    csb: isize,
+    c: &mut [f32],
+) {
+    let m = c.len() / n;
     let rows_per = ROW_BLOCK.max(m.div_ceil(rayon::current_num_threads().max(1) * 4));
     c.par_chunks_mut(rows_per * n).enumerate().for_each(|(blk, cb)| {
-        let r0 = blk * rows_per;
+        let r0 = first + blk * rows_per;
         let rows = cb.len() / n;
         if k == 0 {
             return;
@@ -287,7 +308,6 @@ fn gemm(
             );
         }
     });
-    c
 }
 
 /// `x W^T` for weights `W : [out, in]` and inputs `x : [B, in]` (flattened after the batch).

@@ -241,7 +241,7 @@ impl Rule for RdaRule<'_> {
                 (flips, flips)
             }
         };
-        let train_accuracy = accuracy(&predict(net, &self.params, self.inputs), labels);
+        let train_accuracy = shard_accuracy(net, &self.params, self.inputs, &self.engine, labels);
         RdaEpoch { epoch, flips, proposed, train_accuracy }
     }
 
@@ -361,17 +361,19 @@ fn parity_batch(
     labels: &[u32],
     batch: &[usize],
 ) -> u64 {
-    let x = by_example.select_rows(batch).transposed();
-    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-    let out = kernels.forward(params, &x);
-    let target = net.targets(&y);
-    let mut err = BitMatrix::zeros(out.rows(), out.examples());
-    for j in 0..out.rows() {
-        for (w, (o, t)) in out.row(j).iter().zip(target.row(j)).enumerate() {
-            err.row_mut(j)[w] = o ^ t;
+    let counts = shard_counts(params.len(), 1, batch, |batch| {
+        let x = by_example.select_rows(batch).transposed();
+        let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+        let out = kernels.forward(params, &x);
+        let target = net.targets(&y);
+        let mut err = BitMatrix::zeros(out.rows(), out.examples());
+        for j in 0..out.rows() {
+            for (w, (o, t)) in out.row(j).iter().zip(target.row(j)).enumerate() {
+                err.row_mut(j)[w] = o ^ t;
+            }
         }
-    }
-    let counts = kernels.counts(params, &x, &[err], false);
+        kernels.counts(params, &x, &[err], false)
+    });
     let mut flips = 0;
     for (i, p) in params.iter_mut().enumerate() {
         if counts[i] % 2 == 1 {
@@ -394,29 +396,31 @@ fn vote_batch(
     batch: &[usize],
     rng: &mut ChaCha8Rng,
 ) -> (u64, u64) {
-    let x = by_example.select_rows(batch).transposed();
-    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-    let out = kernels.forward(params, &x);
-    let target = net.targets(&y);
-    let active = active_lanes(net, &out, &y, v.margin);
-    // Four adjoint patterns, split by target value so positives can be weighted:
-    // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
-    let n_out = out.rows();
-    let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
-    for j in 0..n_out {
-        let (o, t) = (out.row(j), target.row(j));
-        for w in 0..out.words() {
-            let err = o[w] ^ t[w];
-            let a = active[w];
-            let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
-            let k = if v.keep_from_all { valid } else { a };
-            dys[0].row_mut(j)[w] = err & t[w] & a;
-            dys[1].row_mut(j)[w] = err & !t[w] & a;
-            dys[2].row_mut(j)[w] = !err & t[w] & k;
-            dys[3].row_mut(j)[w] = !err & !t[w] & k;
+    let counts = shard_counts(params.len(), 4, batch, |batch| {
+        let x = by_example.select_rows(batch).transposed();
+        let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+        let out = kernels.forward(params, &x);
+        let target = net.targets(&y);
+        let active = active_lanes(net, &out, &y, v.margin);
+        // Four adjoint patterns, split by target value so positives can be weighted:
+        // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
+        let n_out = out.rows();
+        let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
+        for j in 0..n_out {
+            let (o, t) = (out.row(j), target.row(j));
+            for w in 0..out.words() {
+                let err = o[w] ^ t[w];
+                let a = active[w];
+                let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
+                let k = if v.keep_from_all { valid } else { a };
+                dys[0].row_mut(j)[w] = err & t[w] & a;
+                dys[1].row_mut(j)[w] = err & !t[w] & a;
+                dys[2].row_mut(j)[w] = !err & t[w] & k;
+                dys[3].row_mut(j)[w] = !err & !t[w] & k;
+            }
         }
-    }
-    let counts = kernels.counts(params, &x, &dys, v.sum_fanouts);
+        kernels.counts(params, &x, &dys, v.sum_fanouts)
+    });
     // Proposals first, without branches (whether a score is positive is a coin toss for
     // the branch predictor), then one draw per proposal in parameter order.
     let mut proposals = vec![0u32; params.len()];
@@ -434,6 +438,48 @@ fn vote_batch(
         flips += u64::from(flip);
     }
     (flips, proposed as u64)
+}
+
+/// The vote counts of a batch (`per` counts for each of `n_params` parameters): under
+/// [`dist::current`](crate::dist::current) with `N` ranks each rank counts its
+/// [`block`](crate::dist::block) of the batch and the integer counts are summed over the
+/// ranks (exact: the same counts as one process counting the whole batch).
+fn shard_counts(
+    n_params: usize,
+    per: usize,
+    batch: &[usize],
+    count: impl FnOnce(&[usize]) -> Vec<u64>,
+) -> Vec<u64> {
+    let comm = crate::dist::current();
+    let mine = &batch[crate::dist::block(batch.len(), comm.size(), comm.rank())];
+    let mut counts = if mine.is_empty() && comm.size() > 1 { vec![0; n_params * per] } else { count(mine) };
+    comm.sum_u64(&mut counts);
+    counts
+}
+
+/// Training accuracy of `params` over every example: under `N` ranks each predicts its
+/// block of the examples and the correct counts are summed (the same figure as
+/// [`accuracy`] over all of them).
+fn shard_accuracy(
+    net: &Network,
+    params: &[bool],
+    inputs: &BitMatrix,
+    engine: &Engine,
+    labels: &[u32],
+) -> f64 {
+    let comm = crate::dist::current();
+    let by_example = match engine {
+        Engine::Batched(_, by_example) if comm.size() > 1 && !labels.is_empty() => by_example,
+        _ => return accuracy(&predict(net, params, inputs), labels),
+    };
+    let mine: Vec<usize> = crate::dist::block(labels.len(), comm.size(), comm.rank()).collect();
+    let mut correct = [0u64];
+    if !mine.is_empty() {
+        let pred = predict(net, params, &by_example.select_rows(&mine).transposed());
+        correct[0] = pred.iter().zip(&mine).filter(|&(&p, &e)| p == labels[e]).count() as u64;
+    }
+    comm.sum_u64(&mut correct);
+    correct[0] as f64 / labels.len() as f64
 }
 
 /// Lanes whose example still carries error: misclassified, or (for `groupsum`) within

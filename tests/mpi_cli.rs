@@ -1,0 +1,216 @@
+//! Data-parallel training under `mpirun` (feature `mpi`): `-np 2` and `-np 3` (uneven
+//! shards) write byte-identical `model.json` files to `-np 1` and to the build without
+//! the feature (the pins of `tests/golden.rs`, recorded by that build), for Boolean vote
+//! counting, relaxed gates and a smooth MLP; a checkpoint written by 2 ranks resumes on
+//! 3; a rank that dies ends the job with a non-zero exit. Skips (with a printed reason)
+//! when `mpirun` is missing, unless `CIRCUITLEARN_REQUIRE_TOOLS=1`.
+#![cfg(feature = "mpi")]
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// FNV-1a, 64 bits (as in `tests/golden.rs`).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+fn mpirun_found() -> bool {
+    let ok = Command::new("mpirun").arg("--version").output().is_ok_and(|o| o.status.success());
+    if !ok {
+        assert!(!common::tools_required(), "CIRCUITLEARN_REQUIRE_TOOLS=1, but mpirun is not installed");
+        eprintln!("mpi_cli: skipped: mpirun not found (apt-get install -y openmpi-bin libopenmpi-dev)");
+    }
+    ok
+}
+
+fn mpirun_command(np: usize, dir: &Path) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args(["--allow-run-as-root", "--oversubscribe", "-np", &np.to_string()])
+        .arg(env!("CARGO_BIN_EXE_circuitlearn"))
+        .current_dir(dir)
+        // One thread per rank: the machine running the tests has few cores.
+        .env("RAYON_NUM_THREADS", "1");
+    c
+}
+
+/// `mpirun -np N circuitlearn args` in `dir`.
+fn mpirun(np: usize, args: &[&str], dir: &Path) -> Output {
+    mpirun_command(np, dir).args(args).output().unwrap()
+}
+
+/// `train args --out OUT` under `np` ranks; the bytes of `OUT/model.json`.
+fn train(np: usize, args: &[&str], out: &str, dir: &Path) -> Vec<u8> {
+    let all = [&["train", "--hardware", "none", "--threads", "1", "--out", out][..], args].concat();
+    let o = mpirun(np, &all, dir);
+    assert!(o.status.success(), "-np {np} train {args:?}: {}", String::from_utf8_lossy(&o.stderr));
+    std::fs::read(dir.join(out).join("model.json")).unwrap()
+}
+
+/// The same model.json for 1, 2 and 3 ranks, and (when pinned) the golden length and
+/// hash of the build without the feature.
+fn check_ranks(what: &str, args: &[&str], pin: Option<(usize, u64)>) {
+    let d = tempfile::tempdir().unwrap();
+    let one = train(1, args, "np1", d.path());
+    if let Some(pin) = pin {
+        assert_eq!((one.len(), fnv1a(&one)), pin, "{what}: -np 1 differs from the build without mpi");
+    }
+    for np in [2, 3] {
+        let many = train(np, args, &format!("np{np}"), d.path());
+        assert!(many == one, "{what}: -np {np} model.json differs from -np 1");
+    }
+    // Only rank 0 wrote: one run directory per run, nothing else.
+    let mut entries: Vec<String> = std::fs::read_dir(d.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into())
+        .collect();
+    entries.sort();
+    assert_eq!(entries, ["np1", "np2", "np3"], "{what}: files outside the run directories");
+}
+
+#[test]
+fn boolean_votes_are_identical_for_any_rank_count() {
+    if !mpirun_found() {
+        return;
+    }
+    // The Iris default (lut:6:64x1, votes): pinned in tests/golden.rs.
+    check_ranks("votes, iris default", &[], Some((2868, 0x96ed_e3f4_16c5_4810)));
+}
+
+#[test]
+fn relaxed_gates_are_identical_for_any_rank_count() {
+    if !mpirun_found() {
+        return;
+    }
+    check_ranks(
+        "relaxed gates",
+        &["--data", "iris", "--model", "gates:64x2", "--epochs", "3"],
+        Some((1945, 0x579f_914e_8ce5_2371)),
+    );
+    // Every phase (learned input choice, narrowing, hard choice, straight-through).
+    let phases = [
+        "--domain",
+        "smooth",
+        "--data",
+        "iris",
+        "--model",
+        "gates:64x2",
+        "--input-candidates",
+        "4",
+        "--narrow-candidates",
+        "2",
+        "--narrow-after",
+        "1",
+        "--hard-choice-epochs",
+        "1",
+        "--hard-gate-epochs",
+        "1",
+        "--epochs",
+        "4",
+        "--lr-schedule",
+        "cosine",
+    ];
+    check_ranks("relaxed gates, every phase", &phases, Some((3238, 0xba58_6657_c5ba_cdce)));
+}
+
+#[test]
+fn a_smooth_mlp_is_identical_for_any_rank_count() {
+    if !mpirun_found() {
+        return;
+    }
+    let args =
+        ["--domain", "smooth", "--data", "iris", "--model", "mlp:16", "--epochs", "5", "--batch", "16"];
+    check_ranks("smooth mlp:16", &args, Some(SMOOTH_PIN));
+}
+
+/// Length and FNV-1a of the `model.json` of `train --domain smooth --data iris --model
+/// mlp:16 --epochs 5 --batch 16` by the build without the feature (recorded 2026-12-01).
+const SMOOTH_PIN: (usize, u64) = (1750, 0x99d2_c6c4_57ab_78b4);
+
+#[test]
+fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
+    if !mpirun_found() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let args = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "8", "--batch", "64"];
+    let full = train(1, &args, "full", d.path());
+    // Rank 1 is killed (SIGKILL) once rank 0 has written its first checkpoint.
+    let mut child = mpirun_command(2, d.path())
+        .args(["train", "--hardware", "none", "--threads", "1", "--out", "killed", "--checkpoint-every", "1"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let checkpoint = d.path().join("killed/checkpoint.bin");
+    let t0 = Instant::now();
+    while !checkpoint.exists() && t0.elapsed() < Duration::from_secs(300) {
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let ranks = Command::new("pgrep").args(["-P", &child.id().to_string()]).output().unwrap();
+    let pids: Vec<String> = String::from_utf8_lossy(&ranks.stdout).lines().map(str::to_owned).collect();
+    if let Some(pid) = pids.get(1) {
+        let _ = Command::new("kill").args(["-9", pid]).status();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(checkpoint.exists(), "no checkpoint was written");
+    if pids.len() == 2 {
+        assert!(!out.status.success(), "a job with a dead rank exited 0");
+    }
+    // The job's other rank is ended by mpirun; wait until it has gone (it held the lock).
+    let t0 = Instant::now();
+    while pids.iter().any(|p| Path::new(&format!("/proc/{p}")).exists())
+        && t0.elapsed() < Duration::from_secs(60)
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let o = mpirun(3, &["train", "--resume", "killed"], d.path());
+    assert!(o.status.success(), "resume on 3 ranks: {}", String::from_utf8_lossy(&o.stderr));
+    let resumed = std::fs::read(d.path().join("killed/model.json")).unwrap();
+    assert!(resumed == full, "the run resumed on 3 ranks differs from the uninterrupted one");
+}
+
+/// `results.tsv` without its `seconds` column.
+fn without_seconds(tsv: &str) -> Vec<String> {
+    tsv.lines()
+        .map(|l| {
+            l.split('\t').enumerate().filter(|&(i, _)| i != 4).map(|(_, f)| f).collect::<Vec<_>>().join("\t")
+        })
+        .collect()
+}
+
+#[test]
+fn iwls_suite_over_ranks_writes_what_one_process_writes() {
+    if !mpirun_found() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/iwls2020");
+    let suite = |np: usize, out: &str| {
+        let o = mpirun(
+            np,
+            &["iwls-suite", &data.display().to_string(), "--out", out, "--max-and", "300"],
+            d.path(),
+        );
+        assert!(o.status.success(), "-np {np} iwls-suite: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.path().join(out).join("results.tsv")).unwrap()
+    };
+    let one = suite(1, "np1");
+    assert_eq!(one.lines().count(), 3, "a header and two benchmarks: {one}");
+    // Three ranks for two benchmarks: one rank gets nothing to do.
+    for np in [2, 3] {
+        let out = format!("np{np}");
+        assert_eq!(without_seconds(&suite(np, &out)), without_seconds(&one), "-np {np} results.tsv");
+        for ex in ["ex30", "ex75"] {
+            let a = std::fs::read(d.path().join("np1").join(format!("{ex}.aig"))).unwrap();
+            let b = std::fs::read(d.path().join(&out).join(format!("{ex}.aig"))).unwrap();
+            assert!(a == b, "-np {np}: {ex}.aig differs");
+        }
+    }
+}
