@@ -12,6 +12,7 @@ mod opt;
 mod plot;
 mod repro;
 mod train;
+mod trainer_hw;
 mod verify;
 
 use clap::{Parser, Subcommand};

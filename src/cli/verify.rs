@@ -81,6 +81,19 @@ pub struct VerifyArgs {
     /// [default: what the machine has available].
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<data::MemoryLimit>,
+    /// Train the model in its hardware trainer (Icarus) and in the Rust trainer, from the
+    /// model's parameters on its data (or --data), and compare the results bit for bit.
+    #[arg(long)]
+    pub trainer: bool,
+    /// With --trainer: epochs of training.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// With --trainer: seed of the Rust trainer's shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// With --trainer: visit the examples in file order instead of a fresh shuffle each epoch.
+    #[arg(long)]
+    pub file_order: bool,
     /// Seconds each external tool run may take before its process group is killed and
     /// the check reported as timed out.
     #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
@@ -88,7 +101,8 @@ pub struct VerifyArgs {
 }
 
 impl VerifyArgs {
-    fn tool_limits(&self) -> ToolLimits {
+    /// The bound of each tool run (`--tool-timeout`).
+    pub(super) fn tool_limits(&self) -> ToolLimits {
         let secs = self.tool_timeout.clamp(0.0, 1e9);
         ToolLimits { timeout: std::time::Duration::from_secs_f64(secs) }
     }
@@ -187,6 +201,8 @@ pub struct VerifyReport {
     pub yosys: Option<YosysReport>,
     /// ABC verdicts, if run.
     pub abc: Option<AbcReport>,
+    /// Hardware trainer against the Rust trainer, if run.
+    pub trainer: Option<crate::pipeline::hw_trainer::HwTrainCheck>,
     /// Whether every check that ran passed.
     pub ok: bool,
 }
@@ -204,7 +220,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         .into());
     }
     set_threads(0);
-    let all = !(a.icarus || a.yosys || a.abc);
+    let all = !(a.icarus || a.yosys || a.abc || a.trainer);
     let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
     let name = module_name(&net.names().model);
     let work = match (&a.work, &a.model, &a.circuit) {
@@ -242,6 +258,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         icarus: None,
         yosys: None,
         abc: None,
+        trainer: None,
         ok: true,
     };
     let mut failures = Vec::new();
@@ -301,6 +318,14 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
             println!("abc cec against {}: BLIF {}, AIGER {}", r.reference, r.blif, r.aiger);
         }
         report.abc = Some(r);
+    }
+    if a.trainer {
+        let (r, failure) = super::trainer_hw::verify(a, &work)?;
+        if !a.json {
+            println!("{}", super::trainer_hw::summary(&r));
+        }
+        failures.extend(failure);
+        report.trainer = Some(r);
     }
     report.ok = failures.is_empty();
     write_json_file(&work.join("verify.json"), &report)?;

@@ -14,9 +14,11 @@ pub mod netlist_graph;
 pub mod plot;
 pub mod smooth_model;
 pub mod testbench;
+pub mod trainer_bench;
 pub mod truth;
 pub mod verilog;
 pub mod verilog_ring;
+pub mod verilog_trainer;
 
 pub use atomic::{create_new, write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};

@@ -16,6 +16,7 @@
 //! ```
 
 mod config;
+pub mod hw_trainer;
 mod images;
 mod options;
 pub mod presets;
