@@ -7,8 +7,9 @@ mod common;
 use circuitlearn::data::{self, Encoder, Encoding};
 use circuitlearn::io::verilog_trainer::trainer_verilog;
 use circuitlearn::learn::{ModelSpec, Network};
-use circuitlearn::pipeline::hw_trainer::{HwTrainParams, check_trainer, rust_run};
-use circuitlearn::tools::{Tool, ToolLimits};
+use circuitlearn::pipeline::hw_trainer::{HwMode, HwTrainParams, check_trainer, rust_run};
+use circuitlearn::tools::Tool;
+use circuitlearn::train::{HwVoteParams, VoteParams, salt};
 use common::{circuitlearn, have};
 use std::path::Path;
 
@@ -96,11 +97,11 @@ fn the_lookup_table_trainer_matches_and_a_frozen_update_bit_is_caught() {
     let spec: ModelSpec = "table".parse().unwrap();
     let net = Network::build(spec, enc.n_bits(), 3, 0).unwrap();
     let init = vec![false; net.n_params()];
-    let p = HwTrainParams { epochs: 2, seed: 0, shuffle: false, limits: ToolLimits::default() };
+    let p = HwTrainParams { epochs: 2, seed: 0, shuffle: false, ..HwTrainParams::default() };
     let rust = rust_run(&net, &init, &x, &iris.labels, &p);
     let design = trainer_verilog("table", &net, &init);
     let dir = tempfile::tempdir().unwrap();
-    let good = check_trainer(dir.path(), &design, &net, &x, &iris.labels, &rust, &p.limits).unwrap();
+    let good = check_trainer(dir.path(), &design, &net, &x, &iris.labels, &rust, (1, &p.limits)).unwrap();
     assert!(good.passed(), "{good:?}");
     // Freeze the update of a parameter that training changes.
     let i = (0..init.len()).find(|&i| rust.params[i] != init[i]).expect("training changes a parameter");
@@ -108,7 +109,33 @@ fn the_lookup_table_trainer_matches_and_a_frozen_update_bit_is_caught() {
     let update = "p <= p ^ dp;";
     assert_eq!(bad.text.matches(update).count(), 1);
     bad.text = bad.text.replace(update, &format!("p <= p ^ (dp & ~({np}'d1 << {i}));", np = design.n_params));
-    let caught = check_trainer(dir.path(), &bad, &net, &x, &iris.labels, &rust, &p.limits).unwrap();
+    let caught = check_trainer(dir.path(), &bad, &net, &x, &iris.labels, &rust, (1, &p.limits)).unwrap();
     assert!(!caught.passed());
     assert!(caught.first_differing.contains(&i), "{caught:?}");
+}
+
+/// Batched votes in hardware (`rda-votes-hw`) on a small Iris LUT network, with 2-bit
+/// counters (they saturate at 3 within a 16-example batch): Icarus takes the same
+/// decisions as the Rust rule.
+#[test]
+fn saturating_vote_counters_decide_alike_in_icarus_and_rust() {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return;
+    }
+    let iris = data::load("iris").unwrap();
+    let enc = Encoder::fit(&Encoding::Thermometer { bits: 4 }, &iris).unwrap();
+    let x = enc.encode(&iris).unwrap();
+    let spec: ModelSpec = "lut:4:12x1,groupsum:3".parse().unwrap();
+    let net = Network::build(spec, enc.n_bits(), 3, 0).unwrap();
+    let init: Vec<bool> = (0..net.n_params()).map(|i| salt(i) & 1 == 1).collect();
+    let votes = VoteParams::for_head(spec.head, 3);
+    let mode = |bits| HwMode::Votes(HwVoteParams::from_votes(&votes, bits, 7).unwrap());
+    let p = HwTrainParams { mode: mode(2), batch: 16, epochs: 2, seed: 3, ..HwTrainParams::default() };
+    let rust = rust_run(&net, &init, &x, &iris.labels, &p);
+    assert!(rust.flips > 0);
+    let design = p.mode.design("votes", &net, &init);
+    let dir = tempfile::tempdir().unwrap();
+    let check =
+        check_trainer(dir.path(), &design, &net, &x, &iris.labels, &rust, (p.batch, &p.limits)).unwrap();
+    assert!(check.passed(), "{check:?}");
 }

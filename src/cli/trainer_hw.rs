@@ -8,15 +8,47 @@ use super::verify::VerifyArgs;
 use crate::data::{self, DataError, Encoder, Encoding};
 use crate::io::ModelFile;
 use crate::io::trainer_bench::write_trainer_bench;
-use crate::io::verilog_trainer::trainer_verilog;
 use crate::io::write_atomic;
 use crate::lanes::BitMatrix;
 use crate::learn::{Body, ModelSpec, Network};
-use crate::pipeline::hw_trainer::{HwTrainCheck, HwTrainParams, check_trainer, rust_run};
+use crate::pipeline::hw_trainer::{HwMode, HwTrainCheck, HwTrainParams, check_trainer, rust_run};
+use crate::train::{HwVoteParams, VoteParams};
 use anyhow::Context;
+use clap::ValueEnum;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
+
+/// `--trainer-mode` values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum TrainerMode {
+    /// Faithful RDA, one example per clock.
+    Faithful,
+    /// Batched vote counting as the hardware does it (saturating counters, xorshift
+    /// acceptance; the Rust rule `rda-votes-hw`).
+    VotesHw,
+}
+
+/// The mode for `net`: the vote rule's defaults for its head (`VoteParams::for_head`) in
+/// hardware form, counters of `counter_bits` bits (default: wide enough never to
+/// saturate over a batch), the generator seeded by `seed`.
+fn mode(
+    m: TrainerMode,
+    net: &Network,
+    batch: usize,
+    counter_bits: Option<u32>,
+    seed: u64,
+) -> anyhow::Result<HwMode> {
+    Ok(match m {
+        TrainerMode::Faithful => HwMode::Faithful,
+        TrainerMode::VotesHw => {
+            let v = VoteParams::for_head(net.spec.head, net.n_classes);
+            let bits = counter_bits
+                .unwrap_or_else(|| HwVoteParams::exact_counter_bits(v.positive_weight as u32, batch.max(1)));
+            HwMode::Votes(HwVoteParams::from_votes(&v, bits, seed).map_err(|e| UsageError(e.to_string()))?)
+        }
+    })
+}
 
 /// A network, its initial parameters, its name and (when known) how data are encoded.
 struct Source {
@@ -108,7 +140,8 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let s = source(a)?;
     let dir = &a.output;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let design = trainer_verilog(&s.name, &s.net, &s.init);
+    let mode = mode(a.trainer_mode, &s.net, a.batch, a.counter_bits, a.seed)?;
+    let design = mode.design(&s.name, &s.net, &s.init);
     let file = dir.join(format!("{}.v", design.top));
     super::common::refuse_overwriting_inputs(
         &[&file],
@@ -130,7 +163,7 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
         match examples(&d, enc, &s.net) {
             Ok((x, labels)) => {
                 let order: Vec<usize> = (0..a.epochs).flat_map(|_| 0..labels.len()).collect();
-                let files = write_trainer_bench(dir, &design, &x, &labels, &order)?;
+                let files = write_trainer_bench(dir, &design, &x, &labels, &order, a.batch)?;
                 println!(
                     "wrote {} with {} and {} ({} examples of {d}, {} epochs in file order); run: cd {} && \
                      iverilog -g2005 -s {} -o tb.vvp {} {} && vvp -n tb.vvp",
@@ -178,14 +211,21 @@ pub fn verify(a: &VerifyArgs, work: &Path) -> anyhow::Result<(HwTrainCheck, Opti
     let (net, init) = file.network(m)?;
     let name = a.data.as_deref().unwrap_or(&file.dataset);
     let (x, labels) = examples(name, &file.encoder, &net)?;
-    let p = HwTrainParams { epochs: a.epochs, seed: a.seed, shuffle: !a.file_order, limits: a.tool_limits() };
+    let p = HwTrainParams {
+        mode: mode(a.trainer_mode, &net, a.batch, a.counter_bits, a.seed)?,
+        batch: a.batch,
+        epochs: a.epochs,
+        seed: a.seed,
+        shuffle: !a.file_order,
+        limits: a.tool_limits(),
+    };
     let rust = rust_run(&net, &init, &x, &labels, &p);
     let run_name = m
         .parent()
         .and_then(Path::file_name)
         .map_or_else(|| "model".into(), |n| n.to_string_lossy().into_owned());
-    let design = trainer_verilog(&run_name, &net, &init);
-    let check = check_trainer(work, &design, &net, &x, &labels, &rust, &p.limits)?;
+    let design = p.mode.design(&run_name, &net, &init);
+    let check = check_trainer(work, &design, &net, &x, &labels, &rust, (p.batch, &p.limits))?;
     let failure = (!check.passed()).then(|| {
         format!(
             "hardware trainer: {} of {} parameters differ from the Rust trainer's (first {:?}), predict \

@@ -19,6 +19,7 @@ pub mod truth;
 pub mod verilog;
 pub mod verilog_ring;
 pub mod verilog_trainer;
+pub mod verilog_trainer_votes;
 
 pub use atomic::{create_new, write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};

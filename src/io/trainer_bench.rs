@@ -5,7 +5,8 @@
 //! - `<top>.train.mem`: one line per training example, `{label, x}` in binary, most
 //!   significant bit first (`$readmemb`);
 //! - `<top>.order.mem`: the example index of every step, hex, one per line
-//!   (`$readmemh`): epoch after epoch, the order the Rust trainer visits them in.
+//!   (`$readmemh`): epoch after epoch, the order the Rust trainer visits them in; for a
+//!   batched trainer bit 31 marks the last example of a batch (driven on `in_last`).
 //!
 //! The bench resets the trainer, loads `P_INIT` once more through `p_load`/`p_in` (so the
 //! load port is exercised), streams every step's example with `learn` high through the
@@ -71,7 +72,9 @@ pub struct TrainerBenchFiles {
 }
 
 /// Writes the bench of `design` into `dir`: the examples `x` (one row per input bit)
-/// with `labels`, visited in `order` (every epoch's order, concatenated).
+/// with `labels`, visited in `order` (every epoch's order of all the examples,
+/// concatenated); a batched design gets batches of `batch` examples, each epoch's last
+/// one possibly shorter (as the Rust trainer chunks an epoch).
 ///
 /// # Errors
 /// [`TrainerBenchError::Order`] for an index past the examples; `Io` if a file cannot be
@@ -82,6 +85,7 @@ pub fn write_trainer_bench(
     x: &BitMatrix,
     labels: &[u32],
     order: &[usize],
+    batch: usize,
 ) -> Result<TrainerBenchFiles, TrainerBenchError> {
     let n = labels.len();
     if let Some((step, &index)) = order.iter().enumerate().find(|(_, i)| **i >= n) {
@@ -108,8 +112,11 @@ pub fn write_trainer_bench(
         train.push('\n');
     }
     let mut ord = String::with_capacity(order.len() * 6);
-    for &i in order {
-        let _ = writeln!(ord, "{i:x}");
+    let batch = batch.max(1);
+    for (k, &i) in order.iter().enumerate() {
+        let at = k % n.max(1);
+        let last = design.batched && ((at + 1).is_multiple_of(batch) || at + 1 == n);
+        let _ = writeln!(ord, "{:x}", i | usize::from(last) << 31);
     }
     let io = |p: &Path| {
         let path = p.display().to_string();
@@ -124,6 +131,7 @@ pub fn write_trainer_bench(
 
 fn bench_text(d: &TrainerDesign, n: usize, steps: usize) -> String {
     let (top, nx, nl, np, ni) = (&d.top, d.n_x, d.n_label, d.n_params, d.n_index);
+    let last_port = if d.batched { " .in_last(in_last)," } else { "" };
     let mut s = String::new();
     let _ = write!(
         s,
@@ -133,7 +141,7 @@ module {top}_tb;
   localparam NX = {nx}, NL = {nl}, NP = {np}, NI = {ni}, N = {n}, STEPS = {steps};
   reg clk = 1'b0;
   always #5 clk = ~clk;
-  reg rst = 1'b1, in_valid = 1'b0, learn = 1'b0, p_load = 1'b0;
+  reg rst = 1'b1, in_valid = 1'b0, in_last = 1'b0, learn = 1'b0, p_load = 1'b0;
   reg [NX-1:0] in_x = {{NX{{1'b0}}}};
   reg [NL-1:0] in_y = {{NL{{1'b0}}}};
   reg [NP-1:0] p_in = {{NP{{1'b0}}}};
@@ -144,11 +152,12 @@ module {top}_tb;
   reg [31:0] order [0:(STEPS > 0 ? STEPS : 1)-1];
   integer k, f, correct;
   {top} dut (.clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(in_ready), .in_x(in_x),
-    .in_y(in_y), .learn(learn), .p_load(p_load), .p_in(p_in), .p_out(p_out), .predict(predict));
+    .in_y(in_y),{last_port} .learn(learn), .p_load(p_load), .p_in(p_in), .p_out(p_out), .predict(predict));
   // Offers one example and waits for the edge that takes it.
-  task offer(input [NL+NX-1:0] ex);
+  task offer(input [NL+NX-1:0] ex, input last);
     begin
       {{in_y, in_x}} <= ex;
+      in_last <= last;
       in_valid <= 1'b1;
       @(negedge clk);
       while (!in_ready) @(negedge clk);
@@ -166,7 +175,7 @@ module {top}_tb;
     @(posedge clk);
     p_load <= 1'b0;
     learn <= 1'b1;
-    for (k = 0; k < STEPS; k = k + 1) offer(data[order[k]]);
+    for (k = 0; k < STEPS; k = k + 1) offer(data[order[k][30:0]], order[k][31]);
     in_valid <= 1'b0;
     learn <= 1'b0;
     @(posedge clk);

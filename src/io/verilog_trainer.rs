@@ -52,8 +52,11 @@ pub struct TrainerDesign {
     pub n_params: usize,
     /// Class-index bits `NI` of `predict`.
     pub n_index: usize,
-    /// Gates of the step circuit.
+    /// Gates of the step circuit (for the vote trainer: of one gradient copy).
     pub step_gates: usize,
+    /// Whether the top has `in_last` (the batched vote trainer,
+    /// [`super::verilog_trainer_votes`]).
+    pub batched: bool,
 }
 
 /// Bits of the label port for `n_classes` classes.
@@ -123,11 +126,11 @@ pub fn trainer_verilog(name: &str, net: &Network, init: &[bool]) -> TrainerDesig
     text.push_str("  always @(posedge clk) begin\n");
     text.push_str("    if (rst) p <= P_INIT;\n    else if (p_load) p <= p_in;\n");
     text.push_str("    else if (in_valid && learn) p <= p ^ dp;\n  end\nendmodule\n");
-    TrainerDesign { text, top, n_x, n_label, n_params, n_index, step_gates }
+    TrainerDesign { text, top, n_x, n_label, n_params, n_index, step_gates, batched: false }
 }
 
 /// `tgt`, the head's target bits of the label `in_y` (what [`Network::targets`] gives).
-fn targets_verilog(net: &Network, n_y: usize, n_label: usize) -> String {
+pub(super) fn targets_verilog(net: &Network, n_y: usize, n_label: usize) -> String {
     let mut s = format!("  wire [{}:0] tgt;\n", n_y - 1);
     for j in 0..n_y {
         let _ = match net.spec.head {
@@ -141,9 +144,16 @@ fn targets_verilog(net: &Network, n_y: usize, n_label: usize) -> String {
     s
 }
 
-/// `N'h...` with bit `i` of the literal equal to `bits[i]`.
+/// `N'h...` with bit `i` of the literal equal to `bits[i]`; beyond 1024 bits a
+/// concatenation of 1024-bit literals, one per line (Icarus's scanner refuses very long
+/// tokens).
 #[must_use]
 pub fn hex_literal(bits: &[bool]) -> String {
+    const CHUNK: usize = 1024;
+    if bits.len() > CHUNK {
+        let parts: Vec<String> = bits.chunks(CHUNK).rev().map(hex_literal).collect();
+        return format!("{{\n    {}\n  }}", parts.join(",\n    "));
+    }
     let digits: String = bits
         .chunks(4)
         .rev()
@@ -163,6 +173,9 @@ mod tests {
     fn hex_literals_put_parameter_zero_in_the_lowest_bit() {
         assert_eq!(hex_literal(&[true, false, false, false, true]), "5'h11");
         assert_eq!(hex_literal(&[false, true]), "2'h2");
+        let mut long = vec![false; 1030];
+        long[1024] = true;
+        assert_eq!(hex_literal(&long), format!("{{\n    6'h01,\n    1024'h{}\n  }}", "0".repeat(256)));
     }
 
     #[test]

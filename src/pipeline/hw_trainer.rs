@@ -9,21 +9,55 @@
 //! streams the epochs the Rust run took.
 
 use crate::io::trainer_bench::{TrainerBenchError, TrainerBenchFiles, read_trained, write_trainer_bench};
-use crate::io::verilog_trainer::TrainerDesign;
+use crate::io::verilog_trainer::{TrainerDesign, trainer_verilog};
+use crate::io::verilog_trainer_votes::trainer_votes_verilog;
 use crate::io::write_atomic;
 use crate::lanes::BitMatrix;
 use crate::learn::Network;
 use crate::learn::head::accuracy;
 use crate::learn::predict::predict;
 use crate::tools::{Tool, ToolError, ToolLimits};
-use crate::train::{Init, RdaRule, RdaVariant, StopReason, Trainer};
+use crate::train::{HwVoteParams, Init, RdaRule, RdaVariant, StopReason, Trainer};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use thiserror::Error;
 
+/// The rule both trainers run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum HwMode {
+    /// Faithful RDA, one example per clock ([`RdaVariant::Faithful`]).
+    Faithful,
+    /// Hardware-exact batched votes ([`RdaVariant::HwVotes`]).
+    Votes(HwVoteParams),
+}
+
+impl HwMode {
+    /// The Rust trainer's variant.
+    #[must_use]
+    pub fn variant(&self) -> RdaVariant {
+        match self {
+            HwMode::Faithful => RdaVariant::Faithful,
+            HwMode::Votes(v) => RdaVariant::HwVotes(*v),
+        }
+    }
+
+    /// The hardware trainer of `net` in this mode, its parameters reset to `init`.
+    #[must_use]
+    pub fn design(&self, name: &str, net: &Network, init: &[bool]) -> TrainerDesign {
+        match self {
+            HwMode::Faithful => trainer_verilog(name, net, init),
+            HwMode::Votes(v) => trainer_votes_verilog(name, net, init, v),
+        }
+    }
+}
+
 /// How both trainers run.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HwTrainParams {
+    /// The rule.
+    pub mode: HwMode,
+    /// Examples per batch (the vote rule; faithful RDA has none).
+    pub batch: usize,
     /// Epochs (the Rust run may stop earlier; the hardware then streams as many).
     pub epochs: usize,
     /// Seed of the Rust trainer's generator (the shuffles).
@@ -36,7 +70,14 @@ pub struct HwTrainParams {
 
 impl Default for HwTrainParams {
     fn default() -> Self {
-        Self { epochs: 3, seed: 0, shuffle: true, limits: ToolLimits::default() }
+        Self {
+            mode: HwMode::Faithful,
+            batch: 32,
+            epochs: 3,
+            seed: 0,
+            shuffle: true,
+            limits: ToolLimits::default(),
+        }
     }
 }
 
@@ -53,15 +94,16 @@ pub struct RustRun {
     pub flips: u64,
 }
 
-/// Trains `net` from `init` on `x` / `labels` with faithful RDA in the Rust trainer.
+/// Trains `net` from `init` on `x` / `labels` in the Rust trainer, in `p.mode`.
 ///
 /// # Panics
 /// If `x` does not fit the network or `init` has the wrong length (callers check).
 #[must_use]
 pub fn rust_run(net: &Network, init: &[bool], x: &BitMatrix, labels: &[u32], p: &HwTrainParams) -> RustRun {
-    let mut rule = RdaRule::new(net, x, labels, RdaVariant::Faithful)
+    let mut rule = RdaRule::new(net, x, labels, p.mode.variant())
         .init(Init::Given(init.to_vec()))
-        .shuffle(p.shuffle);
+        .shuffle(p.shuffle)
+        .batch(p.batch);
     let mut orders = Vec::new();
     let trainer = Trainer::new().epochs(p.epochs).seed(p.seed);
     let report = trainer
@@ -141,13 +183,12 @@ impl HwTrainCheck {
 }
 
 /// Writes `design` (as `dir/<top>.v`) and its bench into `dir`, trains in Icarus on the
-/// Rust run's orders, and compares the trained parameters and the predictions on the
+/// Rust run's orders (in batches of `batch` for a batched design), and compares the trained parameters and the predictions on the
 /// training set with the Rust run.
 ///
 /// # Errors
 /// [`HwTrainError`] if files cannot be written, Icarus fails, or the bench prints no
 /// summary. A mismatch is an `Ok` with `result` `fail`.
-#[allow(clippy::too_many_arguments)]
 pub fn check_trainer(
     dir: &Path,
     design: &TrainerDesign,
@@ -155,13 +196,13 @@ pub fn check_trainer(
     x: &BitMatrix,
     labels: &[u32],
     rust: &RustRun,
-    limits: &ToolLimits,
+    (batch, limits): (usize, &ToolLimits),
 ) -> Result<HwTrainCheck, HwTrainError> {
     let order: Vec<usize> = rust.orders.concat();
     let design_file = dir.join(format!("{}.v", design.top));
     write_atomic(&design_file, design.text.as_bytes())
         .map_err(|source| HwTrainError::Io { path: design_file.display().to_string(), source })?;
-    let files = write_trainer_bench(dir, design, x, labels, &order)?;
+    let files = write_trainer_bench(dir, design, x, labels, &order, batch)?;
     let log = run_bench(dir, &files, &design_file, limits)?;
     let text = std::fs::read_to_string(&log).unwrap_or_default();
     let summary = text.lines().find_map(|l| {
