@@ -2,7 +2,7 @@
 //! the batched vote rule as the Verilog trainer computes it
 //! ([`crate::io::verilog_trainer_votes`]), so the two take the same decisions bit for bit.
 //!
-//! Against [`VoteParams`] the differences are those of hardware:
+//! Against [`VoteParams`](super::VoteParams) the differences are those of hardware:
 //! - the positive weight is an integer, and votes go to two unsigned **saturating**
 //!   counters per parameter, `flip = min(w * c0 + c1, cap)` and
 //!   `keep = min(w * c2 + c3, cap)` with `cap = 2^counter_bits - 1` (the four counts as
