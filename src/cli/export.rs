@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 /// Arguments of `export`.
 #[derive(Debug, Args)]
-#[command(group(ArgGroup::new("source").required(true).args(["model", "circuit"])))]
+#[command(group(ArgGroup::new("source").required(true).args(["model", "circuit", "spec"])))]
 pub struct ExportArgs {
     /// A model file written by `train` (`DIR/model.json`); its parameters are bound to constants.
     #[arg(long)]
@@ -80,6 +80,39 @@ pub struct ExportArgs {
     /// Write even when an output is the input file (replacing it).
     #[arg(long)]
     pub force: bool,
+    /// Write the RDA training step as clocked Verilog (`-o` is then a directory): the
+    /// trainer `<name>_trainer.v` and a bench training it on the data in Icarus.
+    #[arg(long)]
+    pub trainer: bool,
+    /// With --trainer: a model spec to build (instead of --model), e.g. `lut:4:16x1,groupsum:3`.
+    #[arg(long, requires = "trainer")]
+    pub spec: Option<String>,
+    /// With --trainer: the data the bench streams [default: the model's data set]; with
+    /// --spec it also sets the input width (thermometer:8 encoding) and the classes.
+    #[arg(long, requires = "trainer")]
+    pub data: Option<String>,
+    /// With --trainer --spec and no --data: input bits.
+    #[arg(long, requires = "spec")]
+    pub inputs: Option<usize>,
+    /// With --trainer --spec and no --data: classes.
+    #[arg(long, requires = "spec")]
+    pub classes: Option<usize>,
+    /// With --trainer --spec: seed of the wiring and of the initial parameters.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// With --trainer: epochs the bench trains for (file order).
+    #[arg(long, default_value_t = 1)]
+    pub epochs: usize,
+    /// With --trainer: the rule in hardware.
+    #[arg(long, value_enum, default_value = "faithful")]
+    pub trainer_mode: super::trainer_hw::TrainerMode,
+    /// With --trainer-mode votes-hw: examples per batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// With --trainer-mode votes-hw: bits of each flip and keep counter (they saturate)
+    /// [default: enough never to saturate over a batch].
+    #[arg(long)]
+    pub counter_bits: Option<u32>,
 }
 
 /// Output formats.
@@ -130,6 +163,12 @@ impl From<LutStyleArg> for LutStyle {
 /// # Errors
 /// Bad model or circuit file, bad flag combination (exit 2); failure to write (exit 1).
 pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
+    if a.trainer {
+        return super::trainer_hw::export(a);
+    }
+    if a.spec.is_some() {
+        return Err(UsageError("--spec applies to --trainer only".into()).into());
+    }
     let format = match a.format {
         Some(f) => f,
         None => format_of(&a.output)?,

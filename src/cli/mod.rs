@@ -15,6 +15,7 @@ mod repro;
 mod repro_ring;
 mod ring;
 mod train;
+mod trainer_hw;
 mod verify;
 
 use clap::{Parser, Subcommand};

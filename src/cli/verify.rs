@@ -86,6 +86,29 @@ pub struct VerifyArgs {
     /// [default: what the machine has available].
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<data::MemoryLimit>,
+    /// Train the model in its hardware trainer (Icarus) and in the Rust trainer, from the
+    /// model's parameters on its data (or --data), and compare the results bit for bit.
+    #[arg(long)]
+    pub trainer: bool,
+    /// With --trainer: epochs of training.
+    #[arg(long, default_value_t = 3)]
+    pub epochs: usize,
+    /// With --trainer: seed of the Rust trainer's shuffles.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// With --trainer: visit the examples in file order instead of a fresh shuffle each epoch.
+    #[arg(long)]
+    pub file_order: bool,
+    /// With --trainer: the rule in hardware.
+    #[arg(long, value_enum, default_value = "faithful")]
+    pub trainer_mode: super::trainer_hw::TrainerMode,
+    /// With --trainer-mode votes-hw: examples per batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// With --trainer-mode votes-hw: bits of each flip and keep counter (they saturate)
+    /// [default: enough never to saturate over a batch].
+    #[arg(long)]
+    pub counter_bits: Option<u32>,
     /// Seconds each external tool run may take before its process group is killed and
     /// the check reported as timed out.
     #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
@@ -93,7 +116,8 @@ pub struct VerifyArgs {
 }
 
 impl VerifyArgs {
-    fn tool_limits(&self) -> ToolLimits {
+    /// The bound of each tool run (`--tool-timeout`).
+    pub(super) fn tool_limits(&self) -> ToolLimits {
         let secs = self.tool_timeout.clamp(0.0, 1e9);
         ToolLimits { timeout: std::time::Duration::from_secs_f64(secs) }
     }
@@ -194,6 +218,8 @@ pub struct VerifyReport {
     pub abc: Option<AbcReport>,
     /// The counted classifier against the trained network, if checked.
     pub classifier: Option<String>,
+    /// Hardware trainer against the Rust trainer, if run.
+    pub trainer: Option<crate::pipeline::hw_trainer::HwTrainCheck>,
     /// Whether every check that ran passed.
     pub ok: bool,
 }
@@ -218,7 +244,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
     {
         return super::ring::verify(a, m);
     }
-    let all = !(a.icarus || a.yosys || a.abc || a.classifier);
+    let all = !(a.icarus || a.yosys || a.abc || a.classifier || a.trainer);
     let net = load(a.model.as_deref(), a.circuit.as_deref(), None)?;
     let name = module_name(&net.names().model);
     let work = match (&a.work, &a.model, &a.circuit) {
@@ -257,6 +283,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         yosys: None,
         abc: None,
         classifier: None,
+        trainer: None,
         ok: true,
     };
     let mut failures = Vec::new();
@@ -328,6 +355,14 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
             println!("classifier.aig against the trained network: {r}");
         }
         report.classifier = Some(r);
+    }
+    if a.trainer {
+        let (r, failure) = super::trainer_hw::verify(a, &work)?;
+        if !a.json {
+            println!("{}", super::trainer_hw::summary(&r));
+        }
+        failures.extend(failure);
+        report.trainer = Some(r);
     }
     report.ok = failures.is_empty();
     write_json_file(&work.join("verify.json"), &report)?;

@@ -16,9 +16,12 @@ pub mod raw_inputs;
 pub mod ring_model;
 pub mod smooth_model;
 pub mod testbench;
+pub mod trainer_bench;
 pub mod truth;
 pub mod verilog;
 pub mod verilog_ring;
+pub mod verilog_trainer;
+pub mod verilog_trainer_votes;
 
 pub use atomic::{create_new, write_atomic, write_atomic_with};
 pub use model_file::{ModelFile, ModelFileError};

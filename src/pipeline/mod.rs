@@ -17,6 +17,7 @@
 
 mod classifier;
 mod config;
+pub mod hw_trainer;
 mod images;
 pub mod iwls;
 mod options;

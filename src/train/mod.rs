@@ -25,6 +25,8 @@ mod ring;
 mod smooth;
 
 pub use checkpoint::{Blob, Checkpoint, CheckpointError, RuleState};
+/// The hardware-exact vote rule's pieces (its generator, draws and margin test).
+pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, draw, group_margin, salt, state_after, xorshift64};
 pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, VoteParams};
 pub use relaxed::{Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, train_relaxed};
 #[cfg(test)]

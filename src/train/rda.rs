@@ -6,7 +6,13 @@
 //!   `rdiff(f)` restricted to the parameters computes) and each parameter counting its
 //!   flip and keep votes (popcounts over the lanes); see [`VoteParams`];
 //! - [`RdaVariant::Parity`]: the per-example changes summed in Z2, the categorical sum,
-//!   kept to show why it fails (votes cancel in pairs).
+//!   kept to show why it fails (votes cancel in pairs);
+//! - [`RdaVariant::HwVotes`]: the vote rule as the hardware trainer computes it
+//!   (saturating counters, integer weight, a xorshift acceptance draw; [`HwVoteParams`]).
+
+mod hw;
+
+pub use hw::{ACCEPT_BITS, HwVoteError, HwVoteParams, draw, group_margin, salt, state_after, xorshift64};
 
 use super::{Blob, CheckpointError, EarlyStop, Order, Rule, RuleState};
 use crate::circuit::Circuit;
@@ -67,6 +73,9 @@ pub enum RdaVariant {
     /// Batched RDA summing the per-example changes in Z2 (parity): the categorical sum,
     /// kept to show why it fails (votes cancel in pairs); not for real use.
     Parity,
+    /// Batched vote counting exactly as the Verilog trainer does it (saturating
+    /// counters, integer weight, hardware random acceptance): see [`HwVoteParams`].
+    HwVotes(HwVoteParams),
 }
 
 impl RdaVariant {
@@ -77,6 +86,7 @@ impl RdaVariant {
             RdaVariant::Faithful => "rda",
             RdaVariant::Votes(_) => "rda-votes",
             RdaVariant::Parity => "rda-parity",
+            RdaVariant::HwVotes(_) => "rda-votes-hw",
         }
     }
 }
@@ -141,7 +151,7 @@ impl<'a> RdaRule<'a> {
             RdaVariant::Faithful => {
                 Engine::Faithful(Program::new(&rda_step(&net.circuit)), net.targets(labels))
             }
-            RdaVariant::Votes(_) | RdaVariant::Parity => {
+            RdaVariant::Votes(_) | RdaVariant::Parity | RdaVariant::HwVotes(_) => {
                 Engine::Batched(Kernels::of(net), inputs.transposed())
             }
         };
@@ -228,6 +238,28 @@ impl Rule for RdaRule<'_> {
                 for chunk in order.chunks(self.batch) {
                     let (f, p) =
                         vote_batch(net, kernels, v, &mut self.params, by_example, labels, chunk, rng);
+                    flips += f;
+                    proposed += p;
+                }
+                (flips, proposed)
+            }
+            (Engine::Batched(kernels, by_example), RdaVariant::HwVotes(v)) => {
+                // The generator steps once per batch, from the run's first batch.
+                let per_epoch = order.len().div_ceil(self.batch) as u64;
+                let mut state = state_after(v, (epoch as u64 - 1) * per_epoch);
+                let (mut flips, mut proposed) = (0, 0);
+                for chunk in order.chunks(self.batch) {
+                    let (f, p) = hw::hw_vote_batch(
+                        net,
+                        kernels,
+                        v,
+                        &mut self.params,
+                        by_example,
+                        labels,
+                        chunk,
+                        state,
+                    );
+                    state = xorshift64(state);
                     flips += f;
                     proposed += p;
                 }
