@@ -4,7 +4,7 @@
 //! Ring models are built once as polynomial circuits over [`RingGate`] (the syntax of
 //! [`Poly`], whatever the ring) and interpreted in a [`RingKind`]: [`RingKind::eval`]
 //! evaluates a circuit in the ring, property-tested equal to the compile-time rings
-//! ([`Z2k`], [`Zp`]) where they coincide. Constants of a freshly built circuit hold the
+//! ([`Z2k`], `Zp`) where they coincide. Constants of a freshly built circuit hold the
 //! 64-bit two's complement of a signed value; [`RingKind::canonical`] maps them into the
 //! ring, after which every evaluator, bit-blaster and writer reads them the same way.
 //!

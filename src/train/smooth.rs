@@ -123,7 +123,7 @@ impl Rule for SmoothRule<'_> {
     }
 
     /// Steps so far, and the model's loss and accuracy on the training data (on evenly
-    /// spaced examples of it when there are more than [`DESCRIBE_SAMPLE`]).
+    /// spaced examples of it when there are more than `DESCRIBE_SAMPLE`).
     fn describe(&self, e: &SmoothEpoch) -> String {
         let n = self.data.len();
         let k = n.min(DESCRIBE_SAMPLE);
