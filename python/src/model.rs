@@ -100,6 +100,11 @@ pub fn fit(
         if matches!(cfg.model, ModelConfig::Smooth(_)) {
             return Err(PyValueError::new_err("a smooth model is not a circuit; use domain bool or relaxed"));
         }
+        if matches!(cfg.model, ModelConfig::Poly(_)) {
+            return Err(PyValueError::new_err(
+                "ring (poly) models have no Python estimator yet; use domain bool or relaxed",
+            ));
+        }
         let train = dataset(values, n_features, labels, class_names.clone());
         let data = TrainData {
             name: DATA_NAME.to_owned(),
@@ -124,7 +129,9 @@ pub fn fit(
             let (net, params, encoder) = match trained.model {
                 TrainedModel::Bool { net, params, encoder, .. } => (net, params, encoder),
                 TrainedModel::Relaxed { discrete, params, encoder, .. } => (discrete, params, encoder),
-                TrainedModel::Smooth { .. } => unreachable!("synthesize returned a circuit"),
+                TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => {
+                    unreachable!("smooth and ring models are refused before training")
+                }
             };
             let names = classifier_names(&synth.aig);
             Ok(Model {
