@@ -535,14 +535,31 @@ pub fn export_trained_within(
     } else {
         String::new()
     };
-    let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
+    let (icarus, detail) = icarus_outcome(bench_dir, &files, &verilog, step, limits, |v| {
+        format!("Icarus: pass ({v}{of} vectors)")
+    });
+    let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());
+    Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
+}
+
+/// Runs the bench `files` of `verilog` in Icarus within `limits` (`None`: not run) on
+/// every `step`-th vector: the outcome's name for `metrics.json` (`pass`, `fail`,
+/// `timeout`, `error`, `skipped`, `not-run`) and a line for the user (`passed` words a
+/// pass from its vector count).
+pub fn icarus_outcome(
+    dir: &Path,
+    files: &crate::io::testbench::BenchFiles,
+    verilog: &Path,
+    step: usize,
+    limits: Option<&ToolLimits>,
+    passed: impl Fn(usize) -> String,
+) -> (&'static str, String) {
+    match (Tool::Iverilog.find(), Tool::Vvp.find()) {
         _ if limits.is_none() => ("not-run", "Icarus not run (--hardware export)".to_owned()),
         (Ok(_), Ok(_)) => {
             let limits = limits.copied().unwrap_or_default();
-            match run_icarus_limited(bench_dir, &files.bench, &verilog, &files.module, step, &limits) {
-                Ok(IcarusOutcome::Pass { vectors, .. }) => {
-                    ("pass", format!("Icarus: pass ({vectors}{of} vectors)"))
-                }
+            match run_icarus_limited(dir, &files.bench, verilog, &files.module, step, &limits) {
+                Ok(IcarusOutcome::Pass { vectors, .. }) => ("pass", passed(vectors)),
                 Ok(IcarusOutcome::Mismatch { log, .. }) => {
                     ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
                 }
@@ -551,9 +568,7 @@ pub fn export_trained_within(
             }
         }
         (Err(e), _) | (_, Err(e)) => ("skipped", format!("Icarus check skipped: {e}")),
-    };
-    let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());
-    Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
+    }
 }
 
 #[cfg(test)]

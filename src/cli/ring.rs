@@ -15,9 +15,7 @@ use crate::io::verilog_ring::ring_verilog;
 use crate::io::{Netlist, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::ring_model::{FeatureCoding, RingModel};
-use crate::tools::{
-    Cec, IcarusOutcome, Matching, Tool, ToolError, ToolLimits, abc_cec_limited, run_icarus_limited,
-};
+use crate::tools::{Cec, Matching, ToolLimits, abc_cec_limited};
 use anyhow::Context;
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -84,29 +82,9 @@ pub fn export_ring_trained(
         &rows_to_bits(rows, model.ring),
         &crate::io::testbench::BenchParams::default(),
     )?;
-    let (icarus, detail) = match (Tool::Iverilog.find(), Tool::Vvp.find()) {
-        _ if limits.is_none() => ("not-run", "Icarus not run (--hardware export)".to_owned()),
-        (Ok(_), Ok(_)) => {
-            match run_icarus_limited(
-                dir,
-                &files.bench,
-                &verilog,
-                &files.module,
-                1,
-                &limits.copied().unwrap_or_default(),
-            ) {
-                Ok(IcarusOutcome::Pass { vectors, .. }) => {
-                    ("pass", format!("Icarus: pass ({vectors} vectors, bit-exact)"))
-                }
-                Ok(IcarusOutcome::Mismatch { log, .. }) => {
-                    ("fail", format!("Icarus: MISMATCH, see {}", log.display()))
-                }
-                Err(e @ ToolError::TimedOut { .. }) => ("timeout", format!("Icarus: {e}")),
-                Err(e) => ("error", format!("Icarus: {e}")),
-            }
-        }
-        (Err(e), _) | (_, Err(e)) => ("skipped", format!("Icarus check skipped: {e}")),
-    };
+    let (icarus, detail) = super::export::icarus_outcome(dir, &files, &verilog, 1, limits, |v| {
+        format!("Icarus: pass ({v} vectors, bit-exact)")
+    });
     let summary = format!("wrote {} and {}; {detail}", verilog.display(), files.bench.display());
     Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
 }

@@ -170,6 +170,29 @@ pub fn write_testbench_with(
     Ok(BenchFiles { bench, vectors, module: tb.module, n_vectors: tb.n_vectors })
 }
 
+/// The comments, module line, sizes and vector memory every bench starts with.
+fn bench_head(
+    dut: &str,
+    kind: &str,
+    module: &str,
+    file: &str,
+    (ni, no, nv): (usize, usize, usize),
+    latency: usize,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "// Self-checking testbench for module {dut}{kind}: {nv} vectors from the circuitlearn simulator."
+    );
+    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
+    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
+    let _ = writeln!(s, "`timescale 1ns / 1ps");
+    let _ = writeln!(s, "module {module};");
+    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
+    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    s
+}
+
 fn bench_text(
     dut: &str,
     module: &str,
@@ -179,17 +202,7 @@ fn bench_text(
     nv: usize,
     latency: usize,
 ) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// Self-checking testbench for module {dut}: {nv} vectors from the circuitlearn simulator."
-    );
-    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
-    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
-    let _ = writeln!(s, "`timescale 1ns / 1ps");
-    let _ = writeln!(s, "module {module};");
-    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
-    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    let mut s = bench_head(dut, "", module, file, (ni, no, nv), latency);
     s.push_str("  integer j, k, step, checked, errors;\n");
     if latency == 0 {
         let _ = writeln!(s, "  {dut} dut (.x(x), .y(y));");
@@ -230,17 +243,7 @@ fn valid_bench_text(
     (ni, no, nv): (usize, usize, usize),
     latency: usize,
 ) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "// Self-checking testbench for module {dut} (clock enable, valid in/out): {nv} vectors from the circuitlearn simulator."
-    );
-    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
-    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
-    let _ = writeln!(s, "`timescale 1ns / 1ps");
-    let _ = writeln!(s, "module {module};");
-    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
-    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    let mut s = bench_head(dut, " (clock enable, valid in/out)", module, file, (ni, no, nv), latency);
     s.push_str("  reg clk, en, valid_in;\n  wire valid_out;\n");
     s.push_str("  integer j, k, step, checked, errors, seen, cycle;\n");
     let _ = writeln!(
