@@ -6,6 +6,7 @@
 use super::atomic::write_atomic;
 use crate::data::Encoder;
 use crate::learn::{ModelError, ModelSpec, Network, param_count};
+use itertools::Itertools;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use thiserror::Error;
@@ -178,8 +179,8 @@ pub fn port_doc(encoder: &Encoder, class_names: &[String]) -> Vec<String> {
             vec![format!("Inputs: x[i] is input bit i of the data ({} bits, not encoded).", encoder.n_bits())]
         }
     };
-    let classes: Vec<String> = class_names.iter().enumerate().map(|(k, c)| format!("{k} = {c}")).collect();
-    doc.push(format!("Output: y is the class index, unsigned binary: {}.", classes.join(", ")));
+    let classes = class_names.iter().enumerate().map(|(k, c)| format!("{k} = {c}")).join(", ");
+    doc.push(format!("Output: y is the class index, unsigned binary: {classes}."));
     doc
 }
 

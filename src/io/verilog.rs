@@ -24,6 +24,7 @@ use super::cover::{Cube, isop};
 use super::netlist::{Netlist, constant_wires, gate_function};
 use crate::circuit::{Circuit, WireId};
 use crate::domain::Bool;
+use itertools::Itertools;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
@@ -207,8 +208,8 @@ pub fn write_verilog_documented<W: Write + ?Sized>(
                         let _ = write!(line, "T{id}[{}]", addr_text());
                     }
                     (LutStyle::Table, None) => {
-                        let t: Vec<String> = table.iter().rev().map(|&t| r(t)).collect();
-                        writeln!(w, "  wire [{}:0] w{id}_t = {{{}}};", table.len() - 1, t.join(", "))?;
+                        let t = table.iter().rev().map(|&t| r(t)).join(", ");
+                        writeln!(w, "  wire [{}:0] w{id}_t = {{{t}}};", table.len() - 1)?;
                         let _ = write!(line, "w{id}_t[{}]", addr_text());
                     }
                     (LutStyle::Expr, Some(_)) => match gate_function(op, fanins, &consts) {

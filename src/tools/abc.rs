@@ -2,6 +2,7 @@
 //! so the verdict is read from its output.
 
 use super::tool::{Tool, ToolError, ToolLimits};
+use itertools::Itertools;
 use std::path::Path;
 
 /// The verdict of `cec`.
@@ -58,8 +59,7 @@ pub fn abc_cec_limited(
     if out.text.contains("Networks are equivalent") {
         Ok(Cec::Equivalent)
     } else if out.text.contains("NOT EQUIVALENT") {
-        let report =
-            out.text.lines().skip_while(|l| !l.contains("NOT EQUIVALENT")).collect::<Vec<_>>().join("\n");
+        let report = out.text.lines().skip_while(|l| !l.contains("NOT EQUIVALENT")).join("\n");
         Ok(Cec::NotEquivalent { report })
     } else {
         Err(fail("no verdict in the output of cec"))

@@ -3,6 +3,7 @@
 //! when its parent (this process) dies, whatever the way (the parent-death signal); the
 //! group is also killed when the time bound passes or the runner is dropped.
 
+use itertools::Itertools;
 use std::ffi::OsStr;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -172,11 +173,8 @@ impl Tool {
         let out = run_bounded(&exe, args, dir, limits.timeout).map_err(io)?;
         let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
         text.push_str(&String::from_utf8_lossy(&out.stderr));
-        let header = format!(
-            "$ {} {}\n",
-            exe.display(),
-            args.iter().map(|a| a.as_ref().to_string_lossy()).collect::<Vec<_>>().join(" ")
-        );
+        let header =
+            format!("$ {} {}\n", exe.display(), args.iter().map(|a| a.as_ref().to_string_lossy()).join(" "));
         let footer = if out.status.is_none() {
             format!(
                 "\n[killed by circuitlearn: time bound of {:.1} s passed]\n",
