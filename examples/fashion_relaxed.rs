@@ -8,6 +8,10 @@
 //!     --epochs 15 --eval-every 3 --tau 6 --residual 2
 //! ```
 //!
+//! `--limit N` trains on the first `N` training images; `--valid V` holds out the last `V`
+//! training images and reports accuracy on them (`valid`, `relaxed_valid`) instead of the
+//! test set's (`test`, `relaxed_test`), for comparing variants.
+//!
 //! Reads `--dir` (default: Debian's `dataset-fashion-mnist` location). `train --data
 //! fashion-mnist` trains the same way (its default model, `--lr-schedule cosine`); this
 //! example adds the accuracy curve of the discretised circuit during training.
@@ -19,14 +23,16 @@ use circuitlearn::{
 };
 use std::time::Instant;
 
-/// The first `limit` images of `set` as bits through `encoder`, with their labels.
-fn encode(set: &LabelledImages, encoder: &Encoder, limit: usize) -> (BitMatrix, Vec<u32>) {
+/// Images `from..to` of `set` (clamped to its size) as bits through `encoder`, with their
+/// labels.
+fn encode(set: &LabelledImages, encoder: &Encoder, from: usize, to: usize) -> (BitMatrix, Vec<u32>) {
     let mut data =
         set.to_dataset("fashion-mnist", &FASHION_MNIST_CLASSES).expect("labels of the ten classes");
-    let n = data.labels.len().min(limit);
-    data.labels.truncate(n);
+    let to = data.labels.len().min(to);
+    let from = from.min(to);
+    data.labels = data.labels[from..to].to_vec();
     if let Features::Real { n_features, values, .. } = &mut data.features {
-        values.truncate(n * *n_features);
+        *values = values[from * *n_features..to * *n_features].to_vec();
     }
     (encoder.encode(&data).expect("images of the fitted size"), data.labels)
 }
@@ -61,8 +67,17 @@ fn main() {
     // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.
     let train_set = splits.train.to_dataset("fashion-mnist", &FASHION_MNIST_CLASSES).expect("labels");
     let encoder = Encoder::fit(&Encoding::Uniform { bits }, &train_set).expect("an encoder");
-    let (x, y) = encode(&splits.train, &encoder, limit);
-    let (xt, yt) = encode(&splits.test, &encoder, usize::MAX);
+    // `--valid V`: the last V training images are held out and evaluated instead of the
+    // test set (for choosing between variants without looking at the test set).
+    let valid: usize = arg("--valid", "0").parse().unwrap();
+    let n_train = splits.train.labels.len();
+    let (x, y) = encode(&splits.train, &encoder, 0, limit.min(n_train.saturating_sub(valid)));
+    let (xt, yt) = if valid > 0 {
+        encode(&splits.train, &encoder, n_train.saturating_sub(valid), n_train)
+    } else {
+        encode(&splits.test, &encoder, 0, usize::MAX)
+    };
+    let held_out = if valid > 0 { "valid" } else { "test" };
     let spec = RelaxedSpec::parse(&model, 10).unwrap();
     let candidates: usize = arg("--candidates", "1").parse().unwrap();
     let net = RelaxedNet::build(spec, x.rows(), 10, p.seed).unwrap();
@@ -94,7 +109,7 @@ fn main() {
             let (cls, _) = run_script(&cls, &script, false).unwrap();
             let row = serde_json::json!({
                 "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
-                "relaxed_test": soft, "test": hard, "train": hard_train,
+                format!("relaxed_{held_out}"): soft, held_out: hard, "train": hard_train,
                 "live": net.live_nodes(l), "candidates": candidates, "radius": arg("--radius", "none"), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
             });
             println!("{row}");

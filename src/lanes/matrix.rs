@@ -223,7 +223,7 @@ impl BitMatrix {
 
 /// Transposes a 64 x 64 bit block in place: bit `j` of word `i` becomes bit `i` of word
 /// `j` (swaps of ever smaller off-diagonal sub-blocks).
-fn transpose64(a: &mut [u64; LANES]) {
+pub(crate) fn transpose64(a: &mut [u64; LANES]) {
     let mut j = 32;
     let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
     while j != 0 {

@@ -18,6 +18,7 @@
 //! that stopped it) and the rule's figures for every epoch. Stopping after any epoch and
 //! continuing from its checkpoint ends with exactly what an uninterrupted run ends with.
 
+mod batch;
 mod checkpoint;
 mod rda;
 mod relaxed;

@@ -8,10 +8,11 @@
 //! Deterministic for a given seed whatever the thread count: every kernel sums in an
 //! order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
 
+use super::batch::ExampleRows;
 use super::{Blob, CheckpointError, Order, Rule, RuleState};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
-use crate::learn::relaxed::{RelaxedNet, argmax, gather, one_hot};
+use crate::learn::relaxed::{RelaxedNet, argmax, one_hot};
 use crate::smooth::loss::{self, LossKind};
 use crate::smooth::optim::{Adam, Optimizer as _};
 use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors, parameter_changes, shared};
@@ -152,7 +153,8 @@ pub struct RelaxedEpoch {
 /// and labels.
 pub struct RelaxedRule<'a> {
     net: &'a RelaxedNet,
-    inputs: &'a BitMatrix,
+    /// The training inputs, one row per example (batches are gathered from them).
+    batches: ExampleRows,
     labels: &'a [u32],
     p: RelaxedParams,
     schedule: Schedule,
@@ -184,7 +186,7 @@ impl<'a> RelaxedRule<'a> {
         assert_eq!(inputs.examples(), labels.len(), "one label per example");
         Self {
             net,
-            inputs,
+            batches: ExampleRows::new(inputs),
             labels,
             p,
             schedule: Schedule::of(&p, net.has_input_choice()),
@@ -302,7 +304,7 @@ impl Rule for RelaxedRule<'_> {
                 self.adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
             }
             self.steps += 1;
-            let (x, y) = (gather(self.inputs, idx), one_hot(self.labels, idx, classes));
+            let (x, y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
             let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
             let mut out = eval_tensors(&self.step, &ins);
             let scores = out.pop().expect("scores");
