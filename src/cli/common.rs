@@ -259,3 +259,12 @@ mod tests {
         }
     }
 }
+
+/// A time budget in seconds (option `flag`) as a duration: a finite number, at least 0.
+///
+/// # Errors
+/// A [`UsageError`] naming `flag`.
+pub fn budget_seconds(flag: &str, s: f64) -> Result<std::time::Duration, UsageError> {
+    std::time::Duration::try_from_secs_f64(s)
+        .map_err(|_| UsageError(format!("{flag}: expected seconds >= 0, got {s}")))
+}
