@@ -74,7 +74,7 @@ pub(crate) fn visit_nodes(
     let mut visited = 0;
     for n in base..base + aig.n_ands() {
         // The clock is read every 32 nodes (a node costs microseconds).
-        if (n - base) % 32 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+        if (n - base).is_multiple_of(32) && deadline.is_some_and(|d| Instant::now() >= d) {
             return (visited, true);
         }
         if g.is_dead(n) {
