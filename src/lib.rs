@@ -108,6 +108,9 @@ pub use pass::{
     RunOptions, SCRIPTS, Strash, Sweep, by_name, parse_script, refactor, resub, rewrite, run_script,
     run_script_with,
 };
+pub use pass::{
+    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, run_budgeted,
+};
 pub use sat::{SatLimits, SatStats};
 
 // Files: netlists, models, Verilog, BLIF, AIGER, truth tables, testbenches; atomic writes.

@@ -218,6 +218,15 @@ pub fn set_threads(n: usize) {
     let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
 }
 
+/// A time budget in seconds (option `flag`) as a duration: a finite number, at least 0.
+///
+/// # Errors
+/// A [`UsageError`] naming `flag`.
+pub fn budget_seconds(flag: &str, s: f64) -> Result<std::time::Duration, UsageError> {
+    std::time::Duration::try_from_secs_f64(s)
+        .map_err(|_| UsageError(format!("{flag}: expected seconds >= 0, got {s}")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,10 @@ pub struct SelectArgs {
     /// trees, trees-xor, c45, c45-xor, bagged [default: all].
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
+    /// Wall-clock budget, seconds, of the final script (resyn2, fraig) on the chosen
+    /// AIG; it keeps the result only when smaller [default: 30].
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub synth_budget: f64,
 }
 
 impl SelectArgs {
@@ -54,7 +58,9 @@ impl SelectArgs {
             let names: Vec<&str> = FAMILY_NAMES.iter().map(|(n, _)| *n).collect();
             Some(f.ok_or_else(|| UsageError(format!("--families: expected some of {}", names.join(", "))))?)
         };
+        let synth_budget = super::common::budget_seconds("--synth-budget", self.synth_budget)?;
         Ok(IwlsParams {
+            synth_budget,
             max_and: self.max_and,
             folds: self.folds,
             seed: self.seed,
@@ -108,6 +114,11 @@ pub struct IwlsResult {
     pub aig_valid_accuracy: f64,
     /// AND nodes of the written AIG.
     pub and_nodes: usize,
+    /// AND nodes of the chosen AIG before the final script (`--synth-budget`).
+    pub and_nodes_before_final: usize,
+    /// What the final script did within its budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synthesis: Option<crate::pass::BudgetReport>,
     /// The chosen candidate.
     pub model: String,
     /// Wall-clock seconds.
@@ -167,6 +178,8 @@ pub fn solve(
         valid_accuracy: sel.valid_accuracy,
         aig_valid_accuracy: sel.aig_valid_accuracy,
         and_nodes: sel.aig.n_ands(),
+        and_nodes_before_final: sel.ands_before_final,
+        synthesis: sel.synthesis,
         model: sel.model,
         seconds: t0.elapsed().as_secs_f64(),
     };

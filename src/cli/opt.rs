@@ -6,7 +6,7 @@ use crate::aig::Aig;
 use crate::data;
 use crate::io::Netlist;
 use crate::io::verilog::VerilogParams;
-use crate::pass::{FRAIG_LIMITS, PassContext, RunOptions, parse_script, run_script_with};
+use crate::pass::{FRAIG_LIMITS, PassContext, RunOptions, parse_script, run_budgeted};
 use crate::verify::SatLimits;
 use anyhow::Context;
 use clap::Args;
@@ -43,6 +43,12 @@ pub struct OptArgs {
     /// Seconds each SAT-using pass (and each check) may take [default: fraig's 60].
     #[arg(long, value_name = "S")]
     pub sat_seconds: Option<f64>,
+    /// Wall-clock budget of the whole script, seconds: each pass gets what is left as its
+    /// time limit (rewrite, refactor and resub stop between two nodes, fraig stops its
+    /// SAT calls), the passes not started when it has run out are skipped [default:
+    /// none].
+    #[arg(long, value_name = "S")]
+    pub budget: Option<f64>,
     /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
     /// what the machine has available]; larger data are refused before they are loaded.
     #[arg(long, value_name = "SIZE")]
@@ -96,16 +102,24 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
                 a.sat_seconds.unwrap_or(FRAIG_LIMITS.seconds),
             )
         });
-    let opts = RunOptions { check: a.check, limits, progress: super::common::progress_hook(a.json) };
+    let budget = a.budget.map(|b| super::common::budget_seconds("--budget", b)).transpose()?;
+    let opts = RunOptions {
+        check: a.check,
+        limits,
+        progress: super::common::progress_hook(a.json),
+        budget,
+        ..RunOptions::default()
+    };
     let aig = Aig::from_circuit(net.circuit(), None);
-    let (out, stats) = run_script_with(&aig, &script, &opts)?;
+    let run = run_budgeted(&aig, &script, &opts)?;
+    let (out, stats) = (&run.aig, &run.passes);
     let result = Netlist::new(net.names().clone(), out.to_circuit())?;
     export_to(&a.output, &result, format, &VerilogParams::default())
         .with_context(|| format!("writing {}", a.output.display()))?;
     if a.json {
         println!(
             "{}",
-            serde_json::json!({ "input": a.input, "output": a.output, "ands": out.n_ands(), "levels": out.depth(), "passes": stats, "synthesis": synthesis })
+            serde_json::json!({ "input": a.input, "output": a.output, "ands": out.n_ands(), "levels": out.depth(), "passes": stats, "synthesis": synthesis, "budget": budget.map(|_| serde_json::json!({ "stop": run.stop, "skipped": run.skipped })) })
         );
     } else {
         if let Some(s) = &synthesis {
@@ -115,7 +129,7 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
                 s.ands
             );
         }
-        for s in &stats {
+        for s in stats {
             let check = s.checked.as_deref().map_or(String::new(), |c| format!(", proven by {c}"));
             println!(
                 "{:10} ANDs {:>8} -> {:<8} levels {:>4} -> {:<4} {:.3}s{check}",
@@ -124,6 +138,9 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
             if let Some(d) = &s.detail {
                 println!("{:10} {d}", "");
             }
+        }
+        if let crate::pass::ScriptStop::Budget { in_pass } = &run.stop {
+            println!("budget spent during {in_pass}; skipped: {}", run.skipped.join(", "));
         }
         println!("wrote {} ({} ANDs, {} levels)", a.output.display(), out.n_ands(), out.depth());
     }

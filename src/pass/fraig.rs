@@ -191,7 +191,10 @@ impl Fraig {
     /// Runs the pass and says what it did; `obs` receives progress.
     #[must_use]
     pub fn run_with_stats(&self, aig: &Aig, obs: &RunOptions) -> (Aig, FraigStats) {
-        let limits = obs.limits.unwrap_or(self.limits);
+        let mut limits = obs.limits.unwrap_or(self.limits);
+        if let Some(t) = obs.time_limit {
+            limits.seconds = limits.seconds.min(t.as_secs_f64());
+        }
         let n_in = aig.n_inputs();
         let base = n_in + 1;
         let n_nodes = base + aig.n_ands();

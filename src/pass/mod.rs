@@ -15,6 +15,7 @@
 //! | `dc` | don't-care simplification against a care set (the training data): merges nodes equal on every care pattern; **changes the function outside the care set** |
 
 mod balance;
+mod budget;
 pub mod cec;
 mod dc;
 pub mod exact;
@@ -31,6 +32,9 @@ mod scripts;
 mod simple;
 
 pub use balance::Balance;
+pub use budget::{
+    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, run_budgeted,
+};
 pub use dc::DontCare;
 pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};
 pub use local::{LocalPass, LocalStats};
@@ -216,7 +220,8 @@ pub fn run_script(
     run_script_with(aig, passes, &RunOptions { check, ..RunOptions::default() })
 }
 
-/// [`run_script`] with SAT limits and a progress hook. A check that runs out of its
+/// [`run_script`] with SAT limits, a progress hook and a time budget
+/// ([`run_budgeted`], whose skipped passes this drops). A check that runs out of its
 /// budget is not an error: the pass's `checked` says `undecided (limit ...)`.
 ///
 /// # Errors
@@ -226,47 +231,47 @@ pub fn run_script_with(
     passes: &[Box<dyn Pass>],
     opts: &RunOptions,
 ) -> Result<(Aig, Vec<PassStats>), PassError> {
-    let mut cur = aig.clone();
-    let mut stats = Vec::with_capacity(passes.len());
-    for p in passes {
-        let t0 = Instant::now();
-        let run = p.run_observed(&cur, opts);
-        let next = run.aig;
-        let seconds = t0.elapsed().as_secs_f64();
-        let checked = if !opts.check {
-            None
-        } else if !p.preserves_function() {
-            Some("not applicable".to_string())
-        } else {
-            let mut params = CecParams::default();
-            if let Some(l) = opts.limits {
-                params.limits = l;
+    run_budgeted(aig, passes, opts).map(|r| (r.aig, r.passes))
+}
+
+/// Runs one pass under `opts` and, with `opts.check`, proves it.
+fn run_one(cur: &Aig, p: &dyn Pass, opts: &RunOptions) -> Result<(Aig, PassStats), PassError> {
+    let t0 = Instant::now();
+    let run = p.run_observed(cur, opts);
+    let next = run.aig;
+    let seconds = t0.elapsed().as_secs_f64();
+    let checked = if !opts.check {
+        None
+    } else if !p.preserves_function() {
+        Some("not applicable".to_string())
+    } else {
+        let mut params = CecParams::default();
+        if let Some(l) = opts.limits {
+            params.limits = l;
+        }
+        let r = cec_with(cur, &next, &params, opts.progress.as_ref())?;
+        match r.verdict {
+            Verdict::NotEquivalent { inputs, outputs } => {
+                let inputs = inputs.iter().map(|&b| if b { '1' } else { '0' }).collect();
+                return Err(PassError::NotEquivalent { pass: p.name().into(), outputs, inputs });
             }
-            let r = cec_with(&cur, &next, &params, opts.progress.as_ref())?;
-            match r.verdict {
-                Verdict::NotEquivalent { inputs, outputs } => {
-                    let inputs = inputs.iter().map(|&b| if b { '1' } else { '0' }).collect();
-                    return Err(PassError::NotEquivalent { pass: p.name().into(), outputs, inputs });
-                }
-                Verdict::Undecided { .. } => Some(format!("undecided (limit {})", params.limits.describe())),
-                Verdict::Equivalent => Some(format!("{:?}", r.method).to_lowercase()),
-            }
-        };
-        stats.push(PassStats {
-            pass: p.name().into(),
-            ands_before: cur.n_ands(),
-            ands_after: next.n_ands(),
-            levels_before: cur.depth(),
-            levels_after: next.depth(),
-            seconds,
-            checked,
-            sat: run.sat,
-            detail: run.detail,
-            local: run.local,
-        });
-        cur = next;
-    }
-    Ok((cur, stats))
+            Verdict::Undecided { .. } => Some(format!("undecided (limit {})", params.limits.describe())),
+            Verdict::Equivalent => Some(format!("{:?}", r.method).to_lowercase()),
+        }
+    };
+    let stats = PassStats {
+        pass: p.name().into(),
+        ands_before: cur.n_ands(),
+        ands_after: next.n_ands(),
+        levels_before: cur.depth(),
+        levels_after: next.depth(),
+        seconds,
+        checked,
+        sat: run.sat,
+        detail: run.detail,
+        local: run.local,
+    };
+    Ok((next, stats))
 }
 
 #[cfg(test)]

@@ -1,10 +1,11 @@
 //! How a script runs: whether each pass is proven equivalent, SAT limits that override
-//! the passes' own, and a progress hook for long passes; and what one pass run returns
-//! beyond the AIG.
+//! the passes' own, a time budget for the whole script, and a progress hook for long
+//! passes; and what one pass run returns beyond the AIG.
 
 use crate::aig::Aig;
 use crate::sat::solver::{SatLimits, SatStats};
 use std::sync::Arc;
+use std::time::Duration;
 
 /// The function behind a [`ProgressHook`].
 type ProgressFn = dyn Fn(&str, usize, usize) + Send + Sync;
@@ -40,6 +41,15 @@ pub struct RunOptions {
     pub limits: Option<SatLimits>,
     /// Progress of long passes.
     pub progress: Option<ProgressHook>,
+    /// Wall-clock budget of the whole script ([`run_budgeted`](super::run_budgeted)):
+    /// each pass gets what is left as its time limit, and passes not started when it
+    /// has run out are skipped. The equivalence checks (`check`) are not counted.
+    pub budget: Option<Duration>,
+    /// Time limit of one pass (set by the script runner from `budget`): local passes
+    /// (`rewrite`, `refactor`, `resub`) stop between two nodes when it has passed,
+    /// `fraig` takes it as its SAT time limit when shorter; the linear passes
+    /// (`strash`, `sweep`, `constprop`, `balance`) always finish.
+    pub time_limit: Option<Duration>,
 }
 
 /// One pass's result with what it can say about its work.

@@ -8,9 +8,10 @@
 use super::LocalStats;
 use super::factor;
 use super::graph::Graph;
-use super::local::{LocalPass, visit_nodes};
+use super::local::{LocalPass, shorter, visit_nodes};
 use crate::aig::{Aig, Lit};
 use crate::io::cover::TruthTable;
+use std::time::Duration;
 
 /// Node limit of the unrestricted window.
 const WIDE_CONE: usize = 120;
@@ -26,11 +27,14 @@ pub struct RefactorParams {
     pub max_cone: usize,
     /// Also try a window that expands shared leaves (ABC's does not), keeping the better.
     pub wide: bool,
+    /// Wall-clock limit: the pass stops between two nodes once it has passed, keeping
+    /// the replacements made so far (`None`: no limit).
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for RefactorParams {
     fn default() -> Self {
-        Self { zero_gain: false, max_leaves: 10, max_cone: 16, wide: true }
+        Self { zero_gain: false, max_leaves: 10, max_cone: 16, wide: true, time_limit: None }
     }
 }
 
@@ -169,7 +173,10 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
     let mut g = Graph::from_aig(aig);
     let mut w = Window::default();
     let max_leaves = params.max_leaves.min(factor::MAX_FACTOR_VARS);
-    let nodes = visit_nodes(&mut g, aig, |g, n| {
+    // Re-synthesis is most of the pass's time, and cones of a circuit repeat their
+    // functions: each function is synthesised once per run.
+    let mut synthesised: std::collections::HashMap<TruthTable, Aig> = std::collections::HashMap::new();
+    let (nodes, out_of_time) = visit_nodes(&mut g, aig, params.time_limit, |g, n| {
         // Three windows: ABC's (shared leaves are not expanded, ties to the deepest) and
         // two unrestricted ones (ties to the deepest, ties to the first); the best wins.
         let mut best: Option<(isize, Aig, Vec<Lit>)> = None;
@@ -194,7 +201,10 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
             if !trivial && !params.zero_gain && g.mffc_size(n, &leaves) < 2 {
                 continue;
             }
-            let s = factor::synthesize(&f);
+            let s = match synthesised.get(&f) {
+                Some(s) => s.clone(),
+                None => synthesised.entry(f).or_insert_with_key(factor::synthesize).clone(),
+            };
             let Some((mffc, added)) = g.cost(n, &s, &leaves) else { continue };
             let gain = mffc as isize - added as isize;
             if best.as_ref().is_none_or(|b| gain > b.0) {
@@ -210,6 +220,7 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
         }
     });
     stats.nodes = nodes;
+    stats.out_of_time = out_of_time;
     (g.extract(), stats)
 }
 
@@ -227,7 +238,7 @@ impl LocalPass for Refactor {
     fn zero_gain(&self) -> bool {
         self.params.zero_gain
     }
-    fn optimise(&self, aig: &Aig) -> (Aig, LocalStats) {
-        refactor(aig, &self.params)
+    fn optimise(&self, aig: &Aig, limit: Option<Duration>) -> (Aig, LocalStats) {
+        refactor(aig, &RefactorParams { time_limit: shorter(self.params.time_limit, limit), ..self.params })
     }
 }

@@ -8,8 +8,9 @@
 
 use super::LocalStats;
 use super::graph::Graph;
-use super::local::{LocalPass, visit_nodes};
+use super::local::{LocalPass, shorter, visit_nodes};
 use crate::aig::{Aig, Lit};
+use std::time::Duration;
 
 /// Parameters of [`resub`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,11 +21,14 @@ pub struct ResubParams {
     pub max_divisors: usize,
     /// Also try two-node resubstitutions.
     pub two_nodes: bool,
+    /// Wall-clock limit: the pass stops between two nodes once it has passed, keeping
+    /// the replacements made so far (`None`: no limit).
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for ResubParams {
     fn default() -> Self {
-        Self { max_leaves: 8, max_divisors: 60, two_nodes: true }
+        Self { max_leaves: 8, max_divisors: 60, two_nodes: true, time_limit: None }
     }
 }
 
@@ -57,7 +61,7 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, LocalStats) {
     let mut stamp: Vec<u32> = Vec::new();
     let mut tts: Vec<Tt> = Vec::new();
     let (fo_start, fo) = fanouts(aig);
-    let nodes = visit_nodes(&mut g, aig, |g, n| {
+    let (nodes, out_of_time) = visit_nodes(&mut g, aig, params.time_limit, |g, n| {
         if !win.cut(g, n, k, 200, false, false) || win.cone.len() < 2 {
             return;
         }
@@ -231,6 +235,7 @@ pub fn resub(aig: &Aig, params: &ResubParams) -> (Aig, LocalStats) {
         }
     });
     stats.nodes = nodes;
+    stats.out_of_time = out_of_time;
     stats.replaced = by_added.iter().sum();
     stats.by_added = Some(by_added);
     (g.extract(), stats)
@@ -283,7 +288,7 @@ impl LocalPass for Resub {
     fn zero_gain(&self) -> bool {
         false
     }
-    fn optimise(&self, aig: &Aig) -> (Aig, LocalStats) {
-        resub(aig, &self.params)
+    fn optimise(&self, aig: &Aig, limit: Option<Duration>) -> (Aig, LocalStats) {
+        resub(aig, &ResubParams { time_limit: shorter(self.params.time_limit, limit), ..self.params })
     }
 }

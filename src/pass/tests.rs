@@ -222,7 +222,12 @@ fn fraig_refines_classes_with_counterexamples() {
 fn a_check_out_of_budget_is_reported_undecided_not_equivalent() {
     let g = iris_classifier();
     let script = parse_script("balance", &PassContext::default()).unwrap();
-    let opts = RunOptions { check: true, limits: Some(SatLimits::new(1, 1, 60.0)), progress: None };
+    let opts = RunOptions {
+        check: true,
+        limits: Some(SatLimits::new(1, 1, 60.0)),
+        progress: None,
+        ..RunOptions::default()
+    };
     let (_, stats) = run_script_with(&g, &script, &opts).unwrap();
     let checked = stats[0].checked.as_deref().unwrap();
     assert_eq!(checked, "undecided (limit 1 conflicts / 60 s)");

@@ -200,6 +200,8 @@ pub struct TrainConfig {
     pub model: ModelConfig,
     /// `--passes`.
     pub passes: String,
+    /// `--synth-budget`: the pass script's wall-clock budget.
+    pub synth_budget: std::time::Duration,
     /// `--exact-inputs`.
     pub exact_inputs: usize,
     /// `--check`.
@@ -392,7 +394,11 @@ impl TrainConfig {
             h => return Err(bad("--hardware", format!("unknown '{h}'; expected verify, export or none"))),
         };
         // Ring classifiers are wide arithmetic: SAT sweeping them is slow, strash is the default.
-        let default_passes = if domain == Domain::Poly { "strash" } else { "strash,fraig" };
+        let default_passes =
+            if domain == Domain::Poly { "strash" } else { crate::pass::DEFAULT_SYNTH_SCRIPT };
+        let synth_budget = o.synth_budget.unwrap_or(crate::pass::DEFAULT_SYNTH_BUDGET);
+        let synth_budget = std::time::Duration::try_from_secs_f64(synth_budget)
+            .map_err(|_| bad("--synth-budget", format!("expected seconds >= 0, got {synth_budget}")))?;
         let passes = o.passes.clone().unwrap_or_else(|| default_passes.to_owned());
         let script = parse_script(&passes, &PassContext { care: Some(crate::lanes::BitMatrix::zeros(0, 0)) })
             .map_err(|e| bad("--passes", e.to_string()))?;
@@ -576,11 +582,15 @@ impl TrainConfig {
                         "a smooth model is not a circuit: it has no AIG to optimise",
                     ));
                 }
-                if o.exact_inputs.is_some() || o.check.is_some() {
-                    return Err(bad(
-                        if o.check.is_some() { "--check" } else { "--exact-inputs" },
-                        "does not apply to --domain smooth (no circuit)",
-                    ));
+                if o.exact_inputs.is_some() || o.check.is_some() || o.synth_budget.is_some() {
+                    let flag = if o.check.is_some() {
+                        "--check"
+                    } else if o.synth_budget.is_some() {
+                        "--synth-budget"
+                    } else {
+                        "--exact-inputs"
+                    };
+                    return Err(bad(flag, "does not apply to --domain smooth (no circuit)"));
                 }
                 if o.hardware.as_deref().is_some_and(|h| h != "none") {
                     return Err(bad("--hardware", "a smooth model is not a circuit: only none applies"));
@@ -607,6 +617,7 @@ impl TrainConfig {
             model,
             passes,
             exact_inputs,
+            synth_budget,
             check: o.check.unwrap_or(false),
             hardware: if domain == Domain::Smooth { Hardware::None } else { hardware },
             out: o.out.clone(),

@@ -10,7 +10,7 @@ use crate::domain::Bool;
 use crate::lanes::BitMatrix;
 use crate::learn::cv::{Split, concat_examples, k_folds};
 use crate::learn::portfolio::{Candidate, Family, Features, FitData, pair_features};
-use crate::pass::{PassContext, PassError, parse_script, run_script};
+use crate::pass::{PassContext, PassError, RunOptions, parse_script, run_budgeted, run_script};
 use rayon::prelude::*;
 
 /// How candidates are scored and kept.
@@ -27,6 +27,12 @@ pub struct IwlsParams {
     pub script: String,
     /// Stronger script tried when a candidate is over the budget after `script`.
     pub rescue_script: String,
+    /// Script run on the chosen AIG, within `synth_budget`, before it is written (kept
+    /// only when it is smaller; the function is the same, so the scores are too).
+    pub final_script: String,
+    /// Wall-clock budget of `final_script`; a budget that binds makes the written AIG
+    /// depend on the machine's speed (the selection itself never does).
+    pub synth_budget: std::time::Duration,
     /// Families scored, those that apply to the input count (default:
     /// [`Family::default_portfolio`]).
     pub families: Option<Vec<Family>>,
@@ -40,6 +46,8 @@ impl Default for IwlsParams {
             seed: 0,
             script: "strash,fraig,balance".into(),
             rescue_script: "strash,fraig,resyn2,fraig".into(),
+            final_script: "resyn2,fraig".into(),
+            synth_budget: std::time::Duration::from_secs(30),
             families: None,
         }
     }
@@ -65,6 +73,10 @@ pub struct IwlsSelection {
     pub candidates: usize,
     /// Final fits tried before one fitted the budget.
     pub refits: usize,
+    /// AND nodes of the chosen AIG before `final_script`.
+    pub ands_before_final: usize,
+    /// What `final_script` did within its budget (`None` for a constant).
+    pub synthesis: Option<crate::pass::BudgetReport>,
 }
 
 /// One candidate's record over the evaluations: correct answers, held-out examples and
@@ -245,8 +257,19 @@ pub fn select(
             break;
         }
     }
-    let (aig, model, i) =
+    let (mut aig, model, i) =
         chosen.unwrap_or_else(|| (constant(n, &yf), "constant majority".into(), usize::MAX));
+    let ands_before_final = aig.n_ands();
+    let synthesis = if aig.n_ands() > 0 {
+        let opts = RunOptions { budget: Some(params.synth_budget), ..RunOptions::default() };
+        let r = run_budgeted(&aig, &parse_script(&params.final_script, &ctx)?, &opts)?;
+        if r.aig.n_ands() < aig.n_ands() {
+            aig = r.aig.clone();
+        }
+        Some(r.report(&params.final_script, params.synth_budget))
+    } else {
+        None
+    };
     let rec = (i != usize::MAX).then(|| &records[&keys[i]]);
     Ok(IwlsSelection {
         aig_valid_accuracy: accuracy(&aig, valid.0, valid.1),
@@ -255,6 +278,8 @@ pub fn select(
         best_valid_accuracy,
         candidates: keys.len(),
         refits,
+        ands_before_final,
+        synthesis,
         aig,
         model,
     })

@@ -178,10 +178,18 @@ pub struct TrainOptions {
     pub init: Option<PathBuf>,
     /// Pass script (or a script name such as resyn2) run on the trained classifier's AIG
     /// before its AND nodes are counted; `dc` uses the training inputs as care set
-    /// (bool only) [default: strash,fraig].
+    /// (bool only) [default: strash,resyn2,fraig; ring models: strash].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passes: Option<String>,
+    /// Wall-clock budget of the pass script, seconds: the passes run in order while it
+    /// lasts, each with what is left as its time limit (rewrite, refactor and resub stop
+    /// between two nodes keeping what they reached, fraig stops its SAT calls), and the
+    /// passes not started when it has run out are skipped; metrics.json says which ran
+    /// [default: 120].
+    #[arg(long, value_name = "S")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub synth_budget: Option<f64>,
     /// Trained LUT cofactors of at most this many inputs, 0..=4, are lowered as minimum
     /// AIGs (exact synthesis) [default: 3].
     #[arg(long)]

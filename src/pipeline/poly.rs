@@ -10,7 +10,7 @@ use super::{PipelineError, TrainConfig, TrainData};
 use crate::aig::Aig;
 use crate::domain::blast_ring::bit_blast_ring;
 use crate::learn::ring_model::{FeatureCoding, RingModel, n_features};
-use crate::pass::{self, PassContext};
+use crate::pass::PassContext;
 use crate::train::{RingRule, StopReason, Trainer};
 use std::path::Path;
 
@@ -50,9 +50,8 @@ pub(super) fn train_poly(
 pub(super) fn synthesize_poly(cfg: &TrainConfig, model: &RingModel) -> Result<Synthesis, PipelineError> {
     let blasted = bit_blast_ring(&model.classifier(), model.ring);
     let lowered = Aig::from_circuit(&blasted, None);
-    let script = pass::parse_script(&cfg.passes, &PassContext::default())?;
-    let (aig, passes) = pass::run_script(&lowered, &script, cfg.check)?;
-    Ok(Synthesis { and_nodes_before: lowered.n_ands(), aig, passes, accuracy_after_passes: None })
+    let (aig, passes, budget, _) = super::run::run_synth_script(cfg, &lowered, &PassContext::default())?;
+    Ok(Synthesis { and_nodes_before: lowered.n_ands(), aig, passes, accuracy_after_passes: None, budget })
 }
 
 /// The fields of `metrics.json` a poly run has besides the common ones.

@@ -14,7 +14,7 @@ use crate::learn::predict::predict;
 use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
 use crate::pass::LowerParams;
-use crate::pass::{self, PassContext, PassStats};
+use crate::pass::{self, BudgetReport, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};
 use crate::train::{
@@ -615,6 +615,24 @@ pub struct Synthesis {
     pub passes: Vec<PassStats>,
     /// Train and test accuracy after a pass that changes the function (`dc`).
     pub accuracy_after_passes: Option<(f64, f64)>,
+    /// The script as given (`--passes`), its budget, the passes the budget skipped and
+    /// why the script stopped.
+    pub budget: BudgetReport,
+}
+
+/// Runs the script `cfg.passes` on `lowered` within `cfg.synth_budget` (checking every
+/// pass with `cfg.check`); the flag says whether a pass that ran changes the function.
+pub(super) fn run_synth_script(
+    cfg: &TrainConfig,
+    lowered: &Aig,
+    ctx: &PassContext,
+) -> Result<(Aig, Vec<PassStats>, BudgetReport, bool), PipelineError> {
+    let script = pass::parse_script(&cfg.passes, ctx)?;
+    let opts = pass::RunOptions { check: cfg.check, budget: Some(cfg.synth_budget), ..Default::default() };
+    let r = pass::run_budgeted(lowered, &script, &opts)?;
+    let changed = script[..r.passes.len()].iter().any(|p| !p.preserves_function());
+    let budget = r.report(&cfg.passes, cfg.synth_budget);
+    Ok((r.aig, r.passes, budget, changed))
 }
 
 /// Lowers the trained classifier (body and head, parameters folded) to an AIG and runs
@@ -634,13 +652,19 @@ pub fn synthesize(cfg: &TrainConfig, trained: &Trained) -> Result<Option<Synthes
     let lower = LowerParams { exact_inputs: cfg.exact_inputs, exact_max_nodes: 12 };
     let classifier = net.classifier();
     let lowered = Aig::from_circuit_with(&classifier, Some(params), &lower);
-    let script = pass::parse_script(&cfg.passes, &PassContext { care: Some(x_train.clone()) })?;
-    let (aig, passes) = pass::run_script(&lowered, &script, cfg.check)?;
-    let after = script.iter().any(|p| !p.preserves_function()).then(|| {
+    let (aig, passes, budget, changed) =
+        run_synth_script(cfg, &lowered, &PassContext { care: Some(x_train.clone()) })?;
+    let after = changed.then(|| {
         let head = |x: &BitMatrix| classes_of_indices(&aig.simulate(x), net.n_classes);
         (accuracy(&head(x_train), &trained.train_labels), accuracy(&head(x_test), &trained.test_labels))
     });
-    Ok(Some(Synthesis { and_nodes_before: lowered.n_ands(), aig, passes, accuracy_after_passes: after }))
+    Ok(Some(Synthesis {
+        and_nodes_before: lowered.n_ands(),
+        aig,
+        passes,
+        accuracy_after_passes: after,
+        budget,
+    }))
 }
 
 /// What `metrics.json` holds: the common fields (`dataset, domain, model, optimizer,
@@ -726,6 +750,7 @@ pub fn metrics(
         o.insert("and_nodes_before_passes".into(), json!(s.and_nodes_before));
         o.insert("lut6".into(), lut6_summary(&s.aig));
         o.insert("passes".into(), serde_json::to_value(&s.passes).unwrap_or(Value::Null));
+        o.insert("synthesis".into(), serde_json::to_value(&s.budget).unwrap_or(Value::Null));
         if let Some((tr, te)) = s.accuracy_after_passes {
             o.insert("accuracy_after_passes".into(), json!({ "train": tr, "test": te }));
         }

@@ -15,7 +15,7 @@ mod table;
 
 use super::LocalStats;
 use super::graph::Graph;
-use super::local::{LocalPass, visit_nodes};
+use super::local::{LocalPass, shorter, visit_nodes};
 use crate::aig::{Aig, Lit};
 pub use cuts::Cut;
 #[cfg(test)]
@@ -23,6 +23,7 @@ pub use cuts::Cuts;
 use cuts::LiveCuts;
 use npn::{Npn4, PERMS};
 use std::sync::OnceLock;
+use std::time::Duration;
 
 /// A table row: representative, AND nodes, output literal, proven minimum.
 type TableEntry = (u16, &'static [(u8, u8)], u8, bool);
@@ -41,11 +42,14 @@ pub struct RewriteParams {
     /// which is what lets the passes after them find gains (router: 220 ANDs after
     /// `resyn2` without, 199 with).
     pub prefer_shallow: bool,
+    /// Wall-clock limit: the pass stops between two nodes once it has passed, keeping
+    /// the replacements made so far (`None`: no limit).
+    pub time_limit: Option<Duration>,
 }
 
 impl Default for RewriteParams {
     fn default() -> Self {
-        Self { zero_gain: false, cut_limit: 12, alternatives: true, prefer_shallow: true }
+        Self { zero_gain: false, cut_limit: 12, alternatives: true, prefer_shallow: true, time_limit: None }
     }
 }
 
@@ -165,7 +169,7 @@ pub fn rewrite(aig: &Aig, params: &RewriteParams) -> (Aig, LocalStats) {
     let mut stats = LocalStats::default();
     let mut g = Graph::from_aig(aig);
     let mut cuts = LiveCuts::new(params.cut_limit);
-    let nodes = visit_nodes(&mut g, aig, |g, n| {
+    let (nodes, out_of_time) = visit_nodes(&mut g, aig, params.time_limit, |g, n| {
         let mut best: Option<(isize, &'static Aig, [Lit; 4], bool, u32)> = None;
         let node_cuts: Vec<Cut> = cuts.of(g, n).to_vec();
         'cut: for c in &node_cuts {
@@ -202,6 +206,7 @@ pub fn rewrite(aig: &Aig, params: &RewriteParams) -> (Aig, LocalStats) {
         }
     });
     stats.nodes = nodes;
+    stats.out_of_time = out_of_time;
     (g.extract(), stats)
 }
 
@@ -219,8 +224,8 @@ impl LocalPass for Rewrite {
     fn zero_gain(&self) -> bool {
         self.params.zero_gain
     }
-    fn optimise(&self, aig: &Aig) -> (Aig, LocalStats) {
-        rewrite(aig, &self.params)
+    fn optimise(&self, aig: &Aig, limit: Option<Duration>) -> (Aig, LocalStats) {
+        rewrite(aig, &RewriteParams { time_limit: shorter(self.params.time_limit, limit), ..self.params })
     }
 }
 
