@@ -111,6 +111,15 @@ fn the_lookup_table_trainer_matches_and_a_frozen_update_bit_is_caught() {
     let caught = check_trainer(dir.path(), &bad, &net, &x, &iris.labels, &rust, (1, &p.limits)).unwrap();
     assert!(!caught.passed());
     assert!(caught.first_differing.contains(&i), "{caught:?}");
+    // The bench clears p through `p_load` and writes P_INIT back word by word: a
+    // word-serial write that stores inverted words trains from other parameters (a
+    // dropped write would go unseen here, where P_INIT is all zeros).
+    let write = "= pw_in;";
+    assert_eq!(design.text.matches(write).count(), 1);
+    let mut bad = design.clone();
+    bad.text = bad.text.replace(write, "= ~pw_in;");
+    let caught = check_trainer(dir.path(), &bad, &net, &x, &iris.labels, &rust, (1, &p.limits)).unwrap();
+    assert!(!caught.passed(), "a broken word-serial write is caught");
 }
 
 /// Batched votes in hardware (`rda-votes-hw`) on a small Iris LUT network, with 2-bit
@@ -137,4 +146,82 @@ fn saturating_vote_counters_decide_alike_in_icarus_and_rust() {
     let check =
         check_trainer(dir.path(), &design, &net, &x, &iris.labels, &rust, (p.batch, &p.limits)).unwrap();
     assert!(check.passed(), "{check:?}");
+}
+
+/// `train --optimizer votes-hw --file-order` trains in software what the hardware
+/// trainer learns: the trainer `export --trainer` writes for the run's initial model (the
+/// same spec, data and seed, so the same wiring and initial parameters), trained in Icarus
+/// on the same examples, ends with the parameters of the run's model.json, bit for bit.
+/// Counters of 3 bits saturate within a 16-example batch.
+#[test]
+fn train_votes_hw_learns_what_the_exported_trainer_learns_in_icarus() {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "lut:4:12x1,groupsum:3";
+    let rule = ["--batch", "16", "--counter-bits", "3", "--seed", "3"];
+    let mut train = vec!["train", "--data", "iris", "--test", "iris", "--model", spec, "--optimizer"];
+    train.extend([
+        "votes-hw",
+        "--file-order",
+        "--epochs",
+        "3",
+        "--hardware",
+        "none",
+        "--out",
+        "run",
+        "--json",
+    ]);
+    train.extend(rule);
+    let out = circuitlearn(&train, dir.path());
+    ok(&out, "train --optimizer votes-hw");
+    let metrics = json_last_line(&out);
+    assert_eq!(metrics["optimizer"], "rda-votes-hw", "{metrics}");
+    assert_eq!(metrics["votes_hw"]["counter_bits"], 3, "{metrics}");
+    // The hardware streams as many epochs as the run took (it may converge early).
+    let epochs = metrics["epochs"].as_u64().unwrap().to_string();
+    // Trains the exported trainer for `epochs` in Icarus; the dumped parameters.
+    let hardware = |epochs: &str, out: &str| -> Vec<bool> {
+        let mut export = vec!["export", "--trainer", "--spec", spec, "--data", "iris", "--trainer-mode"];
+        export.extend(["votes-hw", "--epochs", epochs, "-o", out]);
+        export.extend(rule);
+        ok(&circuitlearn(&export, dir.path()), "export --trainer");
+        let hw = dir.path().join(out);
+        let tool = |args: &[&str]| {
+            let out = std::process::Command::new(args[0]).args(&args[1..]).current_dir(&hw).output().unwrap();
+            ok(&out, args[0]);
+        };
+        tool(&[
+            "iverilog",
+            "-g2005",
+            "-s",
+            "model_trainer_tb",
+            "-o",
+            "tb.vvp",
+            "model_trainer_tb.v",
+            "model_trainer.v",
+        ]);
+        tool(&["vvp", "-n", "tb.vvp"]);
+        // The dump is p[NP-1] .. p[0] in binary.
+        let dump = std::fs::read_to_string(hw.join("model_trainer.trained.mem")).unwrap();
+        dump.trim().bytes().rev().map(|b| b == b'1').collect()
+    };
+    let hw_params = hardware(&epochs, "hw");
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("run/model.json")).unwrap()).unwrap();
+    let sw_params: Vec<bool> = model["params"]
+        .as_str()
+        .unwrap()
+        .chars()
+        .flat_map(|c| {
+            let v = c.to_digit(16).unwrap();
+            (0..4).map(move |k| v >> k & 1 == 1)
+        })
+        .take(hw_params.len())
+        .collect();
+    assert_eq!(hw_params.len(), metrics["params"].as_u64().unwrap() as usize);
+    assert_eq!(hw_params, sw_params, "Icarus and train --optimizer votes-hw disagree");
+    // Training moved the parameters: no epochs in hardware leaves other ones.
+    assert_ne!(hardware("0", "hw0"), sw_params, "training changed nothing");
 }

@@ -43,9 +43,10 @@ fn mode(
         TrainerMode::Faithful => HwMode::Faithful,
         TrainerMode::VotesHw => {
             let v = VoteParams::for_head(net.spec.head, net.n_classes);
-            let bits = counter_bits
-                .unwrap_or_else(|| HwVoteParams::exact_counter_bits(v.positive_weight as u32, batch.max(1)));
-            HwMode::Votes(HwVoteParams::from_votes(&v, bits, seed).map_err(|e| UsageError(e.to_string()))?)
+            HwMode::Votes(
+                HwVoteParams::for_batch(&v, counter_bits, batch, seed)
+                    .map_err(|e| UsageError(e.to_string()))?,
+            )
         }
     })
 }

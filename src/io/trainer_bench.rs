@@ -8,14 +8,15 @@
 //!   (`$readmemh`): epoch after epoch, the order the Rust trainer visits them in; for a
 //!   batched trainer bit 31 marks the last example of a batch (driven on `in_last`).
 //!
-//! The bench resets the trainer, loads `P_INIT` once more through `p_load`/`p_in` (so the
-//! load port is exercised), streams every step's example with `learn` high through the
+//! The bench resets the trainer, reads `P_INIT` through the word-serial port, clears the
+//! parameters through `p_load`/`p_in` and writes them back word by word (so both load
+//! ports and the read port are exercised: a broken one trains from other parameters), streams every step's example with `learn` high through the
 //! valid/ready handshake, writes the parameter register to `<top>.trained.mem` (one line,
 //! `p[NP-1] .. p[0]`), then streams the training set once with `learn` low and prints
 //! `ACCURACY: <correct> <n>` of the `predict` port and `DONE: <steps> steps`.
 
 use super::atomic::write_atomic;
-use super::verilog_trainer::TrainerDesign;
+use super::verilog_trainer::{PARAM_WORD_BITS, TrainerDesign, param_words};
 use crate::lanes::BitMatrix;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -132,6 +133,7 @@ pub fn write_trainer_bench(
 fn bench_text(d: &TrainerDesign, n: usize, steps: usize) -> String {
     let (top, nx, nl, np, ni) = (&d.top, d.n_x, d.n_label, d.n_params, d.n_index);
     let last_port = if d.batched { " .in_last(in_last)," } else { "" };
+    let (pw, (nw, aw)) = (PARAM_WORD_BITS, param_words(np));
     let mut s = String::new();
     let _ = write!(
         s,
@@ -139,20 +141,27 @@ fn bench_text(d: &TrainerDesign, n: usize, steps: usize) -> String {
 `timescale 1ns/1ps
 module {top}_tb;
   localparam NX = {nx}, NL = {nl}, NP = {np}, NI = {ni}, N = {n}, STEPS = {steps};
+  localparam PW = {pw}, NW = {nw}, AW = {aw};
   reg clk = 1'b0;
   always #5 clk = ~clk;
   reg rst = 1'b1, in_valid = 1'b0, in_last = 1'b0, learn = 1'b0, p_load = 1'b0;
   reg [NX-1:0] in_x = {{NX{{1'b0}}}};
   reg [NL-1:0] in_y = {{NL{{1'b0}}}};
   reg [NP-1:0] p_in = {{NP{{1'b0}}}};
+  reg pw_we = 1'b0;
+  reg [AW-1:0] pw_addr = {{AW{{1'b0}}}};
+  reg [PW-1:0] pw_in = {{PW{{1'b0}}}};
+  wire [PW-1:0] pw_out;
+  reg [NW*PW-1:0] saved;
   wire in_ready;
   wire [NP-1:0] p_out;
   wire [NI-1:0] predict;
   reg [NL+NX-1:0] data [0:N-1];
   reg [31:0] order [0:(STEPS > 0 ? STEPS : 1)-1];
-  integer k, f, correct;
+  integer k, w, f, correct;
   {top} dut (.clk(clk), .rst(rst), .in_valid(in_valid), .in_ready(in_ready), .in_x(in_x),
-    .in_y(in_y),{last_port} .learn(learn), .p_load(p_load), .p_in(p_in), .p_out(p_out), .predict(predict));
+    .in_y(in_y),{last_port} .learn(learn), .p_load(p_load), .p_in(p_in), .p_out(p_out),
+    .pw_we(pw_we), .pw_addr(pw_addr), .pw_in(pw_in), .pw_out(pw_out), .predict(predict));
   // Offers one example and waits for the edge that takes it.
   task offer(input [NL+NX-1:0] ex, input last);
     begin
@@ -170,10 +179,23 @@ module {top}_tb;
     @(posedge clk);
     @(posedge clk);
     rst <= 1'b0;
-    p_in <= p_out;
+    // Read P_INIT word by word, clear p through p_load, write the words back.
+    for (w = 0; w < NW; w = w + 1) begin
+      pw_addr = w;
+      #1 saved[w*PW +: PW] = pw_out;
+    end
+    @(posedge clk);
+    p_in <= {{NP{{1'b0}}}};
     p_load <= 1'b1;
     @(posedge clk);
     p_load <= 1'b0;
+    pw_we <= 1'b1;
+    for (w = 0; w < NW; w = w + 1) begin
+      pw_addr <= w;
+      pw_in <= saved[w*PW +: PW];
+      @(posedge clk);
+    end
+    pw_we <= 1'b0;
     learn <= 1'b1;
     for (k = 0; k < STEPS; k = k + 1) offer(data[order[k][30:0]], order[k][31]);
     in_valid <= 1'b0;

@@ -17,14 +17,22 @@
 //! | `clk` | in | 1 | rising-edge clock |
 //! | `rst` | in | 1 | synchronous, active high: `p <= P_INIT` |
 //! | `in_valid` | in | 1 | an example `(in_x, in_y)` is offered |
-//! | `in_ready` | out | 1 | the trainer takes it at this rising edge (`!rst && !p_load`) |
+//! | `in_ready` | out | 1 | the trainer takes it at this rising edge (`!rst && !p_load && !pw_we`) |
 //! | `in_x` | in | `NX` | the example's input bits (encoded, `x[i]` = input bit `i`) |
 //! | `in_y` | in | `NL` | its class label, binary (the head's targets are made inside) |
 //! | `learn` | in | 1 | 1: an accepted example updates `p`; 0: inference only |
 //! | `p_load` | in | 1 | `p <= p_in` at this edge (wins over the stream) |
 //! | `p_in` | in | `NP` | parameters to load |
 //! | `p_out` | out | `NP` | the parameter register (`p_out[i]` = parameter `i`) |
+//! | `pw_we` | in | 1 | word-serial load: `p[pw_addr*PW +: PW] <= pw_in` at this edge (after `p_load`) |
+//! | `pw_addr` | in | `AW` | word index, `0 .. NW-1` (`NW = ceil(NP / PW)`) |
+//! | `pw_in` | in | `PW` | the word to write (bits past `NP` in the last word are dropped) |
+//! | `pw_out` | out | `PW` | word `pw_addr` of `p` (zero past `NP` and past the last word) |
 //! | `predict` | out | `NI` | class index the current `p` gives `in_x` (combinational) |
+//!
+//! The word-serial port (`PW` = [`PARAM_WORD_BITS`]) loads and reads the parameters
+//! `PW` bits per clock where `NP` pins are too many; `p_load`/`p_in` remain for loading
+//! all at once.
 //!
 //! The update of an accepted example with `learn` high is `p <= p ^ dp` where
 //! `p ^ dp = step(p, in_x, targets(in_y))`: exactly one step of faithful RDA, the
@@ -108,12 +116,13 @@ pub fn trainer_verilog(name: &str, net: &Network, init: &[bool]) -> TrainerDesig
         text,
         "  input  wire clk,\n  input  wire rst,\n  input  wire in_valid,\n  output wire in_ready,\n  \
          input  wire [{}:0] in_x,\n  input  wire [{}:0] in_y,\n  input  wire learn,\n  \
-         input  wire p_load,\n  input  wire [{}:0] p_in,\n  output wire [{}:0] p_out,\n  \
+         input  wire p_load,\n  input  wire [{}:0] p_in,\n  output wire [{}:0] p_out,\n{}  \
          output wire [{}:0] predict\n);",
         n_x - 1,
         n_label - 1,
         n_params - 1,
         n_params - 1,
+        word_ports(n_params),
         n_index - 1
     );
     let _ = writeln!(text, "  reg [{}:0] p;", n_params - 1);
@@ -122,11 +131,58 @@ pub fn trainer_verilog(name: &str, net: &Network, init: &[bool]) -> TrainerDesig
     let _ = writeln!(text, "  {base}_step step_u (.x({{tgt, in_x, p}}), .y(p_step));");
     let _ = writeln!(text, "  {base}_predict predict_u (.x({{in_x, p}}), .y(predict));");
     let _ = writeln!(text, "  wire [{}:0] dp = p_step ^ p;", n_params - 1);
-    text.push_str("  assign in_ready = !rst && !p_load;\n  assign p_out = p;\n");
+    text.push_str(&word_port_logic(n_params));
+    text.push_str("  assign in_ready = !rst && !p_load && !pw_we;\n  assign p_out = p;\n");
     text.push_str("  always @(posedge clk) begin\n");
-    text.push_str("    if (rst) p <= P_INIT;\n    else if (p_load) p <= p_in;\n");
+    text.push_str(
+        "    if (rst) p <= P_INIT;\n    else if (p_load) p <= p_in;\n    else if (pw_we) p <= p_written;\n",
+    );
     text.push_str("    else if (in_valid && learn) p <= p ^ dp;\n  end\nendmodule\n");
     TrainerDesign { text, top, n_x, n_label, n_params, n_index, step_gates, batched: false }
+}
+
+/// Bits per word of the word-serial parameter port (`PW`).
+pub const PARAM_WORD_BITS: usize = 32;
+
+/// Words of the word-serial port for `np` parameters (`NW`) and the width of its
+/// address (`AW`).
+#[must_use]
+pub fn param_words(np: usize) -> (usize, usize) {
+    let nw = np.div_ceil(PARAM_WORD_BITS).max(1);
+    (nw, (usize::BITS - (nw - 1).leading_zeros()).max(1) as usize)
+}
+
+/// The word-serial port's declarations in a trainer's port list.
+pub(super) fn word_ports(np: usize) -> String {
+    let (_, aw) = param_words(np);
+    format!(
+        "  input  wire pw_we,\n  input  wire [{}:0] pw_addr,\n  input  wire [{}:0] pw_in,\n  \
+         output wire [{}:0] pw_out,\n",
+        aw - 1,
+        PARAM_WORD_BITS - 1,
+        PARAM_WORD_BITS - 1
+    )
+}
+
+/// `pw_out` and `p_written` (the parameters with word `pw_addr` replaced by `pw_in`).
+pub(super) fn word_port_logic(np: usize) -> String {
+    let (nw, _) = param_words(np);
+    let (pw, npw) = (PARAM_WORD_BITS, nw * PARAM_WORD_BITS);
+    let pad = if npw > np { format!("{{{}'b0, p}}", npw - np) } else { "p".into() };
+    format!(
+        "  wire [{m}:0] p_pad = {pad};
+  assign pw_out = (pw_addr < {nw}) ? p_pad[pw_addr*{pw} +: {pw}] : {pw}'b0;
+  reg [{m}:0] p_wr;
+  always @* begin
+    p_wr = p_pad;
+    if (pw_addr < {nw}) p_wr[pw_addr*{pw} +: {pw}] = pw_in;
+  end
+  wire [{}:0] p_written = p_wr[{}:0];
+",
+        np - 1,
+        np - 1,
+        m = npw - 1
+    )
 }
 
 /// `tgt`, the head's target bits of the label `in_y` (what [`Network::targets`] gives).

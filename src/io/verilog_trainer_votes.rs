@@ -14,14 +14,17 @@
 //! `2^W - 1`). On the `in_last` example the counters including it decide: a parameter
 //! flips when `flip > keep` and its 16-bit draw from the xorshift64 register `s` is
 //! below `ACCEPT`; then the counters clear and `s` steps. `rst` restores `P_INIT`,
-//! `RNG_SEED` and zero counters; `p_load` loads `p_in` and clears the counters. The
+//! `RNG_SEED` and zero counters; `p_load` loads `p_in` and clears the counters; a
+//! word-serial write (`pw_we`) changes one word of `p` and leaves the counters. The
 //! parameters do not change inside a batch.
 //!
 //! Registers: `NP` parameter bits, `2 * NP * W` counter bits, 64 generator bits.
 
 use super::netlist::Netlist;
 use super::verilog::{VerilogParams, module_name, write_verilog};
-use super::verilog_trainer::{TrainerDesign, hex_literal, label_width, targets_verilog};
+use super::verilog_trainer::{
+    TrainerDesign, hex_literal, label_width, targets_verilog, word_port_logic, word_ports,
+};
 use crate::learn::Network;
 use crate::learn::rda::param_gradient;
 use crate::train::{ACCEPT_BITS, HwVoteParams, group_margin, salt};
@@ -50,9 +53,6 @@ pub fn trainer_votes_verilog(name: &str, net: &Network, init: &[bool], v: &HwVot
     let top = format!("{base}_trainer");
     let w = v.counter_bits as usize;
     let weight = v.positive_weight;
-    // Sum width: the counter plus the largest increment `w + 1`, plus a bit.
-    let sw = w + (u32::BITS - (weight + 1).leading_zeros()) as usize + 1;
-    let salts: Vec<bool> = (0..np).flat_map(|i| (0..16).map(move |k| salt(i) >> k & 1 == 1)).collect();
     let _ = writeln!(
         t,
         "// RDA trainer (hardware-exact votes): {n_x} input bits, {n_label} label bits, {np} parameters, \
@@ -72,20 +72,17 @@ pub fn trainer_votes_verilog(name: &str, net: &Network, init: &[bool], v: &HwVot
         t,
         "  input  wire clk,\n  input  wire rst,\n  input  wire in_valid,\n  output wire in_ready,\n  \
          input  wire [{}:0] in_x,\n  input  wire [{}:0] in_y,\n  input  wire in_last,\n  input  wire learn,\n  \
-         input  wire p_load,\n  input  wire [{}:0] p_in,\n  output wire [{}:0] p_out,\n  \
+         input  wire p_load,\n  input  wire [{}:0] p_in,\n  output wire [{}:0] p_out,\n{}  \
          output wire [{}:0] predict\n);",
         n_x - 1,
         n_label - 1,
         np - 1,
         np - 1,
+        word_ports(np),
         n_index - 1
     );
-    let _ = writeln!(t, "  localparam W = {w}, SW = {sw}, NP = {np};");
-    let _ = writeln!(t, "  localparam [SW-1:0] CAP = {{SW{{1'b0}}}} | {{W{{1'b1}}}};");
-    let _ = writeln!(t, "  localparam [SW-1:0] WEIGHT = {weight};");
-    let _ = writeln!(t, "  localparam [16:0] ACCEPT = 17'd{};", v.accept);
-    let _ = writeln!(t, "  localparam [{}:0] SALTS = {};", 16 * np - 1, hex_literal(&salts));
-    let _ = writeln!(t, "  reg [NP-1:0] p;\n  reg [63:0] s;\n  reg [NP*W-1:0] fc, kc;");
+    let _ = writeln!(t, "  localparam NP = {np};");
+    let _ = writeln!(t, "  reg [NP-1:0] p;\n  reg [63:0] s;");
     t.push_str(&targets_verilog(net, n_y, n_label));
     let _ = writeln!(t, "  wire [{}:0] out;", n_y - 1);
     let _ = writeln!(t, "  {base}_body body_u (.x({{in_x, p}}), .y(out));");
@@ -100,52 +97,111 @@ pub fn trainer_votes_verilog(name: &str, net: &Network, init: &[bool], v: &HwVot
     {
         let _ = writeln!(t, "  {base}_grad grad{q}_u (.x({{{dy}, in_x, p}}), .y(g{q}));");
     }
-    t.push_str(
-        "  wire [NP*W-1:0] fc_next, kc_next;
-  wire [NP-1:0] flip;
-  wire [127:0] ss = {s, s};
-  genvar i;
-  generate
-    for (i = 0; i < NP; i = i + 1) begin : vote
-      wire [SW-1:0] fsum = fc[i*W +: W] + (g0[i] ? WEIGHT : {SW{1'b0}}) + g1[i];
-      wire [SW-1:0] ksum = kc[i*W +: W] + (g2[i] ? WEIGHT : {SW{1'b0}}) + g3[i];
-      assign fc_next[i*W +: W] = (fsum > CAP) ? CAP[W-1:0] : fsum[W-1:0];
-      assign kc_next[i*W +: W] = (ksum > CAP) ? CAP[W-1:0] : ksum[W-1:0];
-      wire [15:0] r = ss[(i % 64) +: 16] ^ SALTS[16*i +: 16];
-      assign flip[i] = (fc_next[i*W +: W] > kc_next[i*W +: W]) && ({1'b0, r} < ACCEPT);
-    end
-  endgenerate
-  wire [63:0] s1 = s ^ (s << 13);
-  wire [63:0] s2 = s1 ^ (s1 >> 7);
-  wire [63:0] s_next = s2 ^ (s2 << 17);
-  assign in_ready = !rst && !p_load;
-  assign p_out = p;
-  always @(posedge clk) begin
+    t.push_str(&votes_verilog(np, w, weight, v.accept));
+    t.push_str("  wire [63:0] s1 = s ^ (s << 13);\n  wire [63:0] s2 = s1 ^ (s1 >> 7);\n");
+    t.push_str("  wire [63:0] s_next = s2 ^ (s2 << 17);\n");
+    t.push_str(&word_port_logic(np));
+    t.push_str("  assign in_ready = !rst && !p_load && !pw_we;\n  assign p_out = p;\n");
+    let regs: Vec<String> =
+        ["fc", "kc"].iter().flat_map(|c| (0..w).map(move |k| format!("{c}{k}"))).collect();
+    let clear =
+        |pad: &str| -> String { regs.iter().map(|r| format!("{pad}{r} <= {{NP{{1'b0}}}};\n")).collect() };
+    let next: String = regs.iter().map(|r| format!("        {r} <= {r}n;\n")).collect();
+    let _ = write!(
+        t,
+        "  always @(posedge clk) begin
     if (rst) begin
       p <= P_INIT;
       s <= RNG_SEED;
-      fc <= {NP*W{1'b0}};
-      kc <= {NP*W{1'b0}};
-    end else if (p_load) begin
+{c6}    end else if (p_load) begin
       p <= p_in;
-      fc <= {NP*W{1'b0}};
-      kc <= {NP*W{1'b0}};
+{c6}    end else if (pw_we) begin
+      p <= p_written;
     end else if (in_valid && learn) begin
       if (in_last) begin
         p <= p ^ flip;
         s <= s_next;
-        fc <= {NP*W{1'b0}};
-        kc <= {NP*W{1'b0}};
-      end else begin
-        fc <= fc_next;
-        kc <= kc_next;
-      end
+{c8}      end else begin
+{next}      end
     end
   end
 endmodule
 ",
+        c6 = clear("      "),
+        c8 = clear("        "),
     );
     TrainerDesign { text: t, top, n_x, n_label, n_params: np, n_index, step_gates, batched: true }
+}
+
+/// The counters and the batch-end decision, bit-sliced: register `fcK` (`kcK`) holds bit
+/// `K` of every parameter's flip (keep) counter, so each step below is one `NP`-wide
+/// vector operation (a simulator evaluates a few hundred of them per clock, not `NP`
+/// copies of the per-parameter logic, whose wide partial drivers Icarus re-propagates
+/// whole on every bit change). Per parameter it computes exactly
+/// - `fcKn`: bit `K` of `min(fc + (g0 ? weight : 0) + g1, 2^W - 1)` (a ripple adder
+///   with `g1` as carry-in; any carry past bit `W - 1` saturates), likewise `kcKn`
+///   from `g2`, `g3`;
+/// - `flip = (fcn > kcn) && (draw < accept)`, `draw` bit `K` being
+///   `s[(i + K) mod 64] ^ salt(i)[K]` for parameter `i` (the Rust rule's
+///   `rotr(s, i mod 64) as u16 ^ salt(i)`).
+fn votes_verilog(np: usize, w: usize, weight: u32, accept: u32) -> String {
+    let mut t = String::new();
+    let regs: Vec<String> =
+        ["fc", "kc"].iter().flat_map(|c| (0..w).map(move |k| format!("{c}{k}"))).collect();
+    let _ = writeln!(t, "  reg [NP-1:0] {};", regs.join(", "));
+    let zero = "{NP{1'b0}}";
+    for (c, a, b) in [("fc", "g0", "g1"), ("kc", "g2", "g3")] {
+        let _ = writeln!(t, "  wire [NP-1:0] {c}_cy0 = {b};");
+        for k in 0..w {
+            if (u64::from(weight) >> k) & 1 == 1 {
+                let _ = writeln!(t, "  wire [NP-1:0] {c}_s{k} = {c}{k} ^ {a} ^ {c}_cy{k};");
+                let _ = writeln!(
+                    t,
+                    "  wire [NP-1:0] {c}_cy{} = ({c}{k} & {a}) | ({c}_cy{k} & ({c}{k} ^ {a}));",
+                    k + 1
+                );
+            } else {
+                let _ = writeln!(t, "  wire [NP-1:0] {c}_s{k} = {c}{k} ^ {c}_cy{k};");
+                let _ = writeln!(t, "  wire [NP-1:0] {c}_cy{} = {c}{k} & {c}_cy{k};", k + 1);
+            }
+        }
+        // A weight with bits at or past the counter width saturates whenever it is added.
+        let wide = if u64::from(weight) >> w != 0 { format!(" | {a}") } else { String::new() };
+        let _ = writeln!(t, "  wire [NP-1:0] {c}_ov = {c}_cy{w}{wide};");
+        for k in 0..w {
+            let _ = writeln!(t, "  wire [NP-1:0] {c}{k}n = {c}_s{k} | {c}_ov;");
+        }
+    }
+    // fcn > kcn, from the most significant bit down.
+    let _ = writeln!(t, "  wire [NP-1:0] gt{w} = {zero}, eq{w} = {{NP{{1'b1}}}};");
+    for k in (0..w).rev() {
+        let _ = writeln!(t, "  wire [NP-1:0] gt{k} = gt{} | (eq{} & fc{k}n & ~kc{k}n);", k + 1, k + 1);
+        let _ = writeln!(t, "  wire [NP-1:0] eq{k} = eq{} & ~(fc{k}n ^ kc{k}n);", k + 1);
+    }
+    // The draws, one plane per bit, and draw < accept.
+    let rep = np.div_ceil(64);
+    t.push_str("  wire [127:0] ss = {s, s};\n");
+    for k in 0..ACCEPT_BITS as usize {
+        let salt_plane: Vec<bool> = (0..np).map(|i| salt(i) >> k & 1 == 1).collect();
+        let _ = writeln!(t, "  wire [{}:0] rr{k} = {{{rep}{{ss[{k} +: 64]}}}};", 64 * rep - 1);
+        let _ = writeln!(t, "  wire [NP-1:0] r{k} = rr{k}[NP-1:0] ^ {};", hex_literal(&salt_plane));
+    }
+    if accept >= 1 << ACCEPT_BITS {
+        let _ = writeln!(t, "  wire [NP-1:0] lt0 = {{NP{{1'b1}}}};");
+    } else {
+        let top = ACCEPT_BITS as usize;
+        let _ = writeln!(t, "  wire [NP-1:0] lt{top} = {zero}, aq{top} = {{NP{{1'b1}}}};");
+        for k in (0..top).rev() {
+            let (lt, aq) = if accept >> k & 1 == 1 {
+                (format!("lt{} | (aq{} & ~r{k})", k + 1, k + 1), format!("aq{} & r{k}", k + 1))
+            } else {
+                (format!("lt{}", k + 1), format!("aq{} & ~r{k}", k + 1))
+            };
+            let _ = writeln!(t, "  wire [NP-1:0] lt{k} = {lt}, aq{k} = {aq};");
+        }
+    }
+    t.push_str("  wire [NP-1:0] flip = gt0 & lt0;\n");
+    t
 }
 
 /// `active`: the example carries error. Group heads: `own - rival <= T` over the group

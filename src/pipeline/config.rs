@@ -66,6 +66,9 @@ pub enum BoolOptimizer {
     Votes,
     /// Batched Z2 sum.
     Parity,
+    /// Batched vote counting exactly as the hardware trainer does it (`rda-votes-hw`:
+    /// saturating counters, integer weight, xorshift acceptance draws).
+    VotesHw,
 }
 
 /// Boolean training settings.
@@ -90,6 +93,11 @@ pub struct BoolConfig {
     pub sum_fanouts: bool,
     /// Start from this model file.
     pub init: Option<PathBuf>,
+    /// Width of the hardware-exact rule's counters (`None`: never saturating over a batch).
+    pub counter_bits: Option<u32>,
+    /// Visit the training examples in file order every epoch (as a hardware trainer fed
+    /// from memory does), not in a fresh shuffle.
+    pub file_order: bool,
 }
 
 /// Relaxed training settings.
@@ -233,7 +241,7 @@ pub fn implied_preset(o: &TrainOptions) -> Option<String> {
     if o.data.as_deref() != Some("fashion-mnist") || o.model.is_some() || o.init.is_some() {
         return None;
     }
-    let boolean = ["rda", "faithful", "votes", "parity"];
+    let boolean = ["rda", "faithful", "votes", "parity", "votes-hw"];
     match (o.optimizer.as_deref(), o.domain.as_deref()) {
         (None, None) => Some("fashion-mnist".to_owned()),
         (Some(opt), None | Some("bool")) if boolean.contains(&opt) => Some("fashion-mnist-rda".to_owned()),
@@ -360,7 +368,10 @@ impl TrainConfig {
             ("--margin", o.margin.is_some()),
             ("--positive-weight", o.positive_weight.is_some()),
             ("--sum-fanouts", o.sum_fanouts.is_some()),
+            ("--counter-bits", o.counter_bits.is_some()),
         ];
+        const BOOL_ONLY: &str = "Boolean training (--domain bool)";
+        let file_order = [("--file-order", o.file_order.is_some())];
         let data = o.data.clone().unwrap_or_else(|| "iris".to_owned());
         let test_fraction = o.test_fraction.unwrap_or(0.3);
         if !(test_fraction > 0.0 && test_fraction < 1.0) {
@@ -425,17 +436,19 @@ impl TrainConfig {
                     Some("faithful" | "rda-faithful") => BoolOptimizer::Faithful,
                     Some("votes" | "rda-votes") => BoolOptimizer::Votes,
                     Some("parity" | "rda-parity") => BoolOptimizer::Parity,
+                    Some("votes-hw" | "rda-votes-hw") => BoolOptimizer::VotesHw,
                     Some(x) => {
                         return Err(bad(
                             "--optimizer",
                             format!(
-                                "unknown '{x}' for --domain bool; expected rda, faithful, votes or parity"
+                                "unknown '{x}' for --domain bool; expected rda, faithful, votes, parity or \
+                                 votes-hw"
                             ),
                         ));
                     }
                 };
                 let votes = match (optimizer, spec) {
-                    (BoolOptimizer::Votes, _) => true,
+                    (BoolOptimizer::Votes | BoolOptimizer::VotesHw, _) => true,
                     (BoolOptimizer::Rda, Some(s)) => s.body != crate::learn::Body::Table,
                     (BoolOptimizer::Rda, None) => true,
                     _ => false,
@@ -467,6 +480,7 @@ impl TrainConfig {
                 }
                 let positive_weight =
                     o.positive_weight.map(|w| positive("--positive-weight", w)).transpose()?;
+                let counter_bits = hw_votes_options(&o, optimizer)?;
                 if o.init.is_some() && spec.is_some_and(|s| s.body == crate::learn::Body::Table) {
                     return Err(bad("--init", "applies to LUT networks"));
                 }
@@ -480,10 +494,13 @@ impl TrainConfig {
                     positive_weight,
                     sum_fanouts: o.sum_fanouts.unwrap_or(false),
                     init: o.init.clone(),
+                    counter_bits,
+                    file_order: o.file_order.unwrap_or(false),
                 })
             }
             Domain::Relaxed => {
                 not_for(&votes_only, VOTES)?;
+                not_for(&file_order, BOOL_ONLY)?;
                 not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
                 not_for(
                     &[("--loss", o.loss.is_some())],
@@ -561,6 +578,7 @@ impl TrainConfig {
             Domain::Smooth => {
                 not_for(&relaxed_only, RELAXED)?;
                 not_for(&votes_only, VOTES)?;
+                not_for(&file_order, BOOL_ONLY)?;
                 not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
                 not_for(
                     &[("--encoding", o.encoding.is_some())],
@@ -638,6 +656,35 @@ impl TrainConfig {
     }
 }
 
+/// The options only the hardware-exact vote rule takes, checked: `--counter-bits` (1 to
+/// 32), an integer `--positive-weight` (0 to 255), no `--sum-fanouts`. Returns the counter
+/// width given.
+fn hw_votes_options(o: &TrainOptions, optimizer: BoolOptimizer) -> Result<Option<u32>, ConfigError> {
+    if optimizer != BoolOptimizer::VotesHw {
+        return match o.counter_bits {
+            Some(_) => Err(bad("--counter-bits", "applies to the hardware-exact votes optimiser (votes-hw)")),
+            None => Ok(None),
+        };
+    }
+    if let Some(w) = o.positive_weight
+        && !(w.fract() == 0.0 && (0.0..=255.0).contains(&w))
+    {
+        return Err(bad(
+            "--positive-weight",
+            format!("votes-hw weights are integers from 0 to 255 (hardware weights), got {w}"),
+        ));
+    }
+    if o.sum_fanouts == Some(true) {
+        return Err(bad("--sum-fanouts", "has no hardware form; votes-hw votes on the Boolean derivative"));
+    }
+    match o.counter_bits {
+        Some(b) if !(1..=32).contains(&b) => {
+            Err(bad("--counter-bits", format!("must be in 1..=32, got {b}")))
+        }
+        b => Ok(b),
+    }
+}
+
 /// The settings of a `--domain poly` run; every option of another domain is refused.
 fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Result<PolyConfig, ConfigError> {
     use crate::learn::ring_model::{MAX_FRAC_BITS, RingModelSpec, check_expressible};
@@ -654,6 +701,8 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--margin", o.margin.is_some()),
         ("--positive-weight", o.positive_weight.is_some()),
         ("--sum-fanouts", o.sum_fanouts.is_some()),
+        ("--counter-bits", o.counter_bits.is_some()),
+        ("--file-order", o.file_order.is_some()),
         ("--init", o.init.is_some()),
         ("--encoding", o.encoding.is_some()),
         ("--batch", o.batch.is_some()),

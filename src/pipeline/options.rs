@@ -51,7 +51,8 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
-    /// bool: rda (faithful on table, votes otherwise), faithful, votes, parity; relaxed:
+    /// bool: rda (faithful on table, votes otherwise), faithful, votes, parity, votes-hw
+    /// (votes as the hardware trainer counts them, `export --trainer`); relaxed:
     /// adam; smooth: sgd, momentum, nesterov, adagrad, adam [default: rda; adam].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -127,6 +128,16 @@ pub struct TrainOptions {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sum_fanouts: Option<bool>,
+    /// bool votes-hw: width of each saturating flip and keep counter, 1..=32 [default:
+    /// wide enough never to saturate over a batch].
+    #[arg(long, value_name = "BITS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counter_bits: Option<u32>,
+    /// bool: visit the training examples in file order every epoch, as a hardware
+    /// trainer streaming them from memory does, instead of a fresh shuffle.
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_order: Option<bool>,
     /// relaxed: GroupSum temperature (class score = group sum / tau), > 0 [default: sqrt
     /// of the group size].
     #[arg(long)]

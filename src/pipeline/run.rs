@@ -18,8 +18,8 @@ use crate::pass::{self, BudgetReport, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};
 use crate::train::{
-    Checkpoint, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule, SmoothParams, SmoothRule,
-    StopReason, Trainer, VoteParams,
+    Checkpoint, HwVoteParams, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule, SmoothParams,
+    SmoothRule, StopReason, Trainer, VoteParams,
 };
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -441,6 +441,21 @@ pub fn train(
                         ..d
                     })
                 }
+                // The acceptance generator is seeded by the run's seed, as `export --trainer
+                // --seed` seeds the hardware's.
+                BoolOptimizer::VotesHw => {
+                    let d = VoteParams::for_head(spec.head, n_classes);
+                    let v = VoteParams {
+                        margin: b.margin,
+                        accept: b.accept,
+                        positive_weight: b.positive_weight.unwrap_or(d.positive_weight),
+                        ..d
+                    };
+                    RdaVariant::HwVotes(
+                        HwVoteParams::for_batch(&v, b.counter_bits, b.batch, cfg.seed)
+                            .map_err(|e| PipelineError::Invalid(format!("--optimizer votes-hw: {e}")))?,
+                    )
+                }
             };
             let init_figures = b.init.as_ref().map(|p| {
                 let before =
@@ -456,7 +471,10 @@ pub fn train(
             // the inputs twice (by row and by example).
             let need = net.n_params() as u64 * 48 + 2 * bits_bytes(&x_train) + bits_bytes(&x_test);
             check_memory(cfg, &format!("training {}", net.spec), need)?;
-            let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant).init(init).batch(b.batch);
+            let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant)
+                .init(init)
+                .batch(b.batch)
+                .shuffle(!b.file_order);
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let params = rule.into_params();
             let model = TrainedModel::Bool {
@@ -759,6 +777,9 @@ pub fn metrics(
     o.insert("threads".into(), json!(threads));
     if synth.is_some() {
         o.insert("icarus".into(), json!(icarus));
+    }
+    if let TrainedModel::Bool { variant: RdaVariant::HwVotes(v), .. } = &trained.model {
+        o.insert("votes_hw".into(), json!(v));
     }
     match &trained.model {
         TrainedModel::Bool { init: Some((file, before)), .. } => {

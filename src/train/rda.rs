@@ -428,31 +428,8 @@ fn vote_batch(
     batch: &[usize],
     rng: &mut ChaCha8Rng,
 ) -> (u64, u64) {
-    let counts = shard_counts(params.len(), 4, batch, |batch| {
-        let x = by_example.select_rows(batch).transposed();
-        let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-        let out = kernels.forward(params, &x);
-        let target = net.targets(&y);
-        let active = active_lanes(net, &out, &y, v.margin);
-        // Four adjoint patterns, split by target value so positives can be weighted:
-        // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
-        let n_out = out.rows();
-        let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
-        for j in 0..n_out {
-            let (o, t) = (out.row(j), target.row(j));
-            for w in 0..out.words() {
-                let err = o[w] ^ t[w];
-                let a = active[w];
-                let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
-                let k = if v.keep_from_all { valid } else { a };
-                dys[0].row_mut(j)[w] = err & t[w] & a;
-                dys[1].row_mut(j)[w] = err & !t[w] & a;
-                dys[2].row_mut(j)[w] = !err & t[w] & k;
-                dys[3].row_mut(j)[w] = !err & !t[w] & k;
-            }
-        }
-        kernels.counts(params, &x, &dys, v.sum_fanouts)
-    });
+    let how = VoteCounting { margin: v.margin, keep_from_all: v.keep_from_all, sum_fanouts: v.sum_fanouts };
+    let counts = vote_counts(net, kernels, &how, params, by_example, labels, batch);
     // Proposals first, without branches (whether a score is positive is a coin toss for
     // the branch predictor), then one draw per proposal in parameter order.
     let mut proposals = vec![0u32; params.len()];
@@ -470,6 +447,57 @@ fn vote_batch(
         flips += u64::from(flip);
     }
     (flips, proposed as u64)
+}
+
+/// What decides which examples vote and how votes propagate (the part of the vote rule
+/// that [`VoteParams`] and [`HwVoteParams`] share).
+pub(super) struct VoteCounting {
+    /// As [`VoteParams::margin`].
+    pub margin: f64,
+    /// As [`VoteParams::keep_from_all`].
+    pub keep_from_all: bool,
+    /// As [`VoteParams::sum_fanouts`].
+    pub sum_fanouts: bool,
+}
+
+/// The four vote counts of every parameter over a batch (`counts[4 * i + q]`): flip votes
+/// from wrong outputs whose target is 1 (`q = 0`) and 0 (`1`) on active lanes, keep votes
+/// from right ones with target 1 (`2`) and 0 (`3`) on active lanes, or on every lane with
+/// `keep_from_all`. Sharded over MPI ranks by [`shard_counts`].
+fn vote_counts(
+    net: &Network,
+    kernels: &Kernels,
+    how: &VoteCounting,
+    params: &[bool],
+    by_example: &BitMatrix,
+    labels: &[u32],
+    batch: &[usize],
+) -> Vec<u64> {
+    shard_counts(params.len(), 4, batch, |batch| {
+        let x = by_example.select_rows(batch).transposed();
+        let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
+        let out = kernels.forward(params, &x);
+        let target = net.targets(&y);
+        let active = active_lanes(net, &out, &y, how.margin);
+        // Four adjoint patterns, split by target value so positives can be weighted:
+        // flip votes come from wrong outputs, keep votes from right ones, on active lanes.
+        let n_out = out.rows();
+        let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
+        for j in 0..n_out {
+            let (o, t) = (out.row(j), target.row(j));
+            for w in 0..out.words() {
+                let err = o[w] ^ t[w];
+                let a = active[w];
+                let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
+                let k = if how.keep_from_all { valid } else { a };
+                dys[0].row_mut(j)[w] = err & t[w] & a;
+                dys[1].row_mut(j)[w] = err & !t[w] & a;
+                dys[2].row_mut(j)[w] = !err & t[w] & k;
+                dys[3].row_mut(j)[w] = !err & !t[w] & k;
+            }
+        }
+        kernels.counts(params, &x, &dys, how.sum_fanouts)
+    })
 }
 
 /// The vote counts of a batch (`per` counts for each of `n_params` parameters): under

@@ -47,6 +47,7 @@ fn rda_rules_resume_exactly() {
         ("lut:4:24x2,groupsum:3", RdaVariant::Votes(VoteParams { sum_fanouts: true, ..votes })),
         ("lut:3:12x2,onehot", RdaVariant::Parity),
         ("lut:2:6x1", RdaVariant::Faithful),
+        ("lut:4:24x1,groupsum:3", RdaVariant::HwVotes(HwVoteParams::from_votes(&votes, 4, 11).unwrap())),
     ] {
         let net = Network::build(spec.parse::<ModelSpec>().unwrap(), x.rows(), 3, 5).unwrap();
         let trainer = Trainer::new().epochs(6).seed(9);

@@ -144,3 +144,32 @@ fn poly_runs_resolve_and_bad_rings_are_refused() {
         refused(toml, option);
     }
 }
+
+#[test]
+fn votes_hw_takes_the_vote_options_in_hardware_form() {
+    let c = resolve("optimizer = \"votes-hw\"\ncounter-bits = 5\nfile-order = true\npositive-weight = 3.0")
+        .unwrap();
+    let ModelConfig::Bool(b) = &c.model else { panic!("{c:?}") };
+    assert_eq!(
+        (b.optimizer, b.counter_bits, b.file_order, b.positive_weight),
+        (BoolOptimizer::VotesHw, Some(5), true, Some(3.0))
+    );
+    assert_eq!(
+        resolve("optimizer = \"rda-votes-hw\"").unwrap().model,
+        resolve("optimizer = \"votes-hw\"").unwrap().model
+    );
+    for (toml, option) in [
+        ("optimizer = \"votes-hw\"\npositive-weight = 1.5", "--positive-weight"),
+        ("optimizer = \"votes-hw\"\nsum-fanouts = true", "--sum-fanouts"),
+        ("optimizer = \"votes-hw\"\ncounter-bits = 0", "--counter-bits"),
+        ("optimizer = \"votes-hw\"\ncounter-bits = 33", "--counter-bits"),
+        ("optimizer = \"votes\"\ncounter-bits = 8", "--counter-bits"),
+        ("optimizer = \"faithful\"\ncounter-bits = 8", "--counter-bits"),
+        ("model = \"mlp:8\"\nfile-order = true", "--file-order"),
+        ("model = \"gates:8x2\"\nfile-order = true", "--file-order"),
+        ("domain = \"poly\"\nfile-order = true", "--file-order"),
+        ("domain = \"poly\"\ncounter-bits = 4", "--counter-bits"),
+    ] {
+        refused(toml, option);
+    }
+}

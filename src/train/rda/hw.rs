@@ -20,8 +20,8 @@
 //!   `own - rival <= T` with `T` the largest integer that passes the same float test
 //!   ([`HwVoteParams::margin_threshold`]), so Rust and hardware agree exactly.
 
-use super::{Kernels, active_lanes};
-use crate::lanes::{BitMatrix, tail_mask};
+use super::{Kernels, VoteCounting, vote_counts};
+use crate::lanes::BitMatrix;
 use crate::learn::{Head, Network};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -96,6 +96,24 @@ impl HwVoteParams {
         })
     }
 
+    /// The hardware form of `v` for batches of `batch` examples, with counters of
+    /// `counter_bits` bits or, by default, wide enough never to saturate over a batch
+    /// ([`exact_counter_bits`](Self::exact_counter_bits), at most 32).
+    ///
+    /// # Errors
+    /// [`HwVoteError`] when `v` has no hardware form.
+    pub fn for_batch(
+        v: &super::VoteParams,
+        counter_bits: Option<u32>,
+        batch: usize,
+        seed: u64,
+    ) -> Result<Self, HwVoteError> {
+        let bits = counter_bits.unwrap_or_else(|| {
+            Self::exact_counter_bits(v.positive_weight.clamp(0.0, 255.0) as u32, batch.max(1)).min(32)
+        });
+        Self::from_votes(v, bits, seed)
+    }
+
     /// Counter bits that never saturate over a batch of `batch` examples.
     #[must_use]
     pub fn exact_counter_bits(positive_weight: u32, batch: usize) -> u32 {
@@ -168,27 +186,8 @@ pub(super) fn hw_vote_batch(
     batch: &[usize],
     state: u64,
 ) -> (u64, u64) {
-    let x = by_example.select_rows(batch).transposed();
-    let y: Vec<u32> = batch.iter().map(|&e| labels[e]).collect();
-    let out = kernels.forward(params, &x);
-    let target = net.targets(&y);
-    let active = active_lanes(net, &out, &y, v.margin);
-    let n_out = out.rows();
-    let mut dys: [BitMatrix; 4] = std::array::from_fn(|_| BitMatrix::zeros(n_out, x.examples()));
-    for j in 0..n_out {
-        let (o, t) = (out.row(j), target.row(j));
-        for w in 0..out.words() {
-            let err = o[w] ^ t[w];
-            let a = active[w];
-            let valid = if w + 1 == out.words() { tail_mask(out.examples()) } else { u64::MAX };
-            let k = if v.keep_from_all { valid } else { a };
-            dys[0].row_mut(j)[w] = err & t[w] & a;
-            dys[1].row_mut(j)[w] = err & !t[w] & a;
-            dys[2].row_mut(j)[w] = !err & t[w] & k;
-            dys[3].row_mut(j)[w] = !err & !t[w] & k;
-        }
-    }
-    let counts = kernels.counts(params, &x, &dys, false);
+    let how = VoteCounting { margin: v.margin, keep_from_all: v.keep_from_all, sum_fanouts: false };
+    let counts = vote_counts(net, kernels, &how, params, by_example, labels, batch);
     let (w, cap) = (u64::from(v.positive_weight), v.cap());
     let (mut flips, mut proposed) = (0, 0);
     for (i, c) in counts.chunks_exact(4).enumerate() {
