@@ -109,7 +109,8 @@ pub use pass::{
     run_script_with,
 };
 pub use pass::{
-    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, run_budgeted,
+    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, WALL_LIMIT_FACTOR,
+    estimated_seconds, run_budgeted,
 };
 pub use sat::{SatLimits, SatStats};
 

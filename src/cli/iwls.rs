@@ -37,8 +37,9 @@ pub struct SelectArgs {
     /// trees, trees-xor, c45, c45-xor, bagged [default: all].
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
-    /// Wall-clock budget, seconds, of the final script (resyn2, fraig) on the chosen
-    /// AIG; it keeps the result only when smaller [default: 30].
+    /// Time budget, seconds, of the final script (resyn2, fraig) on the chosen AIG, passes
+    /// admitted by estimated cost as in `train --synth-budget`; it keeps the result only
+    /// when smaller [default: 30].
     #[arg(long, value_name = "S", default_value_t = 30.0)]
     pub synth_budget: f64,
 }

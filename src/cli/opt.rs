@@ -43,10 +43,11 @@ pub struct OptArgs {
     /// Seconds each SAT-using pass (and each check) may take [default: fraig's 60].
     #[arg(long, value_name = "S")]
     pub sat_seconds: Option<f64>,
-    /// Wall-clock budget of the whole script, seconds: each pass gets what is left as its
-    /// time limit (rewrite, refactor and resub stop between two nodes, fraig stops its
-    /// SAT calls), the passes not started when it has run out are skipped [default:
-    /// none].
+    /// Time budget of the whole script, seconds: a pass runs when its estimated cost (the
+    /// AIG's size times a per-node cost measured for that pass) still fits, so the result
+    /// is the same on every machine; a wall-clock guard at 3x the budget stops a pass
+    /// running far over (rewrite, refactor and resub stop between two nodes, fraig stops
+    /// its SAT calls) [default: none].
     #[arg(long, value_name = "S")]
     pub budget: Option<f64>,
     /// Most memory the data may take once parsed and encoded (e.g. 4G, 512M) [default:
@@ -139,8 +140,17 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
                 println!("{:10} {d}", "");
             }
         }
-        if let crate::pass::ScriptStop::Budget { in_pass } = &run.stop {
-            println!("budget spent during {in_pass}; skipped: {}", run.skipped.join(", "));
+        match &run.stop {
+            crate::pass::ScriptStop::Completed => {}
+            crate::pass::ScriptStop::Budget { before_pass } => {
+                println!(
+                    "budget: {before_pass} would not fit (estimated); skipped: {}",
+                    run.skipped.join(", ")
+                );
+            }
+            crate::pass::ScriptStop::WallLimit { in_pass } => {
+                println!("wall-clock guard ran out during {in_pass}; skipped: {}", run.skipped.join(", "));
+            }
         }
         println!("wrote {} ({} ANDs, {} levels)", a.output.display(), out.n_ands(), out.depth());
     }

@@ -33,7 +33,8 @@ mod simple;
 
 pub use balance::Balance;
 pub use budget::{
-    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, run_budgeted,
+    BudgetReport, DEFAULT_SYNTH_BUDGET, DEFAULT_SYNTH_SCRIPT, ScriptRun, ScriptStop, WALL_LIMIT_FACTOR,
+    estimated_seconds, run_budgeted,
 };
 pub use dc::DontCare;
 pub use fraig::{FRAIG_LIMITS, Fraig, FraigStats};

@@ -41,9 +41,10 @@ pub struct RunOptions {
     pub limits: Option<SatLimits>,
     /// Progress of long passes.
     pub progress: Option<ProgressHook>,
-    /// Wall-clock budget of the whole script ([`run_budgeted`](super::run_budgeted)):
-    /// each pass gets what is left as its time limit, and passes not started when it
-    /// has run out are skipped. The equivalence checks (`check`) are not counted.
+    /// Time budget of the whole script ([`run_budgeted`](super::run_budgeted)): passes
+    /// whose estimated cost would pass it are skipped (the same on every machine), and
+    /// a wall-clock guard of a few times the budget stops a pass running far over. The
+    /// equivalence checks (`check`) are not counted.
     pub budget: Option<Duration>,
     /// Time limit of one pass (set by the script runner from `budget`): local passes
     /// (`rewrite`, `refactor`, `resub`) stop between two nodes when it has passed,

@@ -30,8 +30,9 @@ pub struct IwlsParams {
     /// Script run on the chosen AIG, within `synth_budget`, before it is written (kept
     /// only when it is smaller; the function is the same, so the scores are too).
     pub final_script: String,
-    /// Wall-clock budget of `final_script`; a budget that binds makes the written AIG
-    /// depend on the machine's speed (the selection itself never does).
+    /// Time budget of `final_script` ([`run_budgeted`]: passes admitted by their estimated
+    /// cost, so the written AIG is the same on every machine unless the wall-clock guard
+    /// binds; the selection itself never depends on it).
     pub synth_budget: std::time::Duration,
     /// Families scored, those that apply to the input count (default:
     /// [`Family::default_portfolio`]).

@@ -193,11 +193,11 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passes: Option<String>,
-    /// Wall-clock budget of the pass script, seconds: the passes run in order while it
-    /// lasts, each with what is left as its time limit (rewrite, refactor and resub stop
-    /// between two nodes keeping what they reached, fraig stops its SAT calls), and the
-    /// passes not started when it has run out are skipped; metrics.json says which ran
-    /// [default: 120].
+    /// Time budget of the pass script, seconds: a pass runs when its estimated cost (the
+    /// AIG's size times a per-node cost measured for that pass) still fits, so the circuit
+    /// is the same on every machine; a wall-clock guard at 3x the budget stops a pass that
+    /// runs far over (rewrite, refactor and resub stop between two nodes keeping what they
+    /// reached, fraig stops its SAT calls); metrics.json says which ran [default: 120].
     #[arg(long, value_name = "S")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synth_budget: Option<f64>,
