@@ -257,9 +257,10 @@ impl Family {
                             out.push(Candidate {
                                 key: format!("best bit of the {op_name}, {order_name}"),
                                 detail: format!(
-                                    "bit {}{}",
+                                    "bit {}{}, {} training rows right",
                                     f.bit,
-                                    if f.inverted { ", inverted" } else { "" }
+                                    if f.inverted { ", inverted" } else { "" },
+                                    f.correct
                                 ),
                                 circuit: f.circuit,
                             });

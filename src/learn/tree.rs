@@ -5,8 +5,11 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
-use crate::lanes::{BitMatrix, tail_mask};
+use crate::lanes::BitMatrix;
+#[cfg(test)]
+use crate::lanes::tail_mask;
 
+#[cfg(test)]
 /// Limits of tree growth.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TreeParams {
@@ -94,6 +97,7 @@ pub(crate) fn best_gain(tests: &[(usize, f64, f64)]) -> Option<(f64, usize)> {
 }
 
 impl Tree {
+    #[cfg(test)]
     /// Grows a tree on `x` (one row per input bit) for the labels in `y` (one row).
     #[must_use]
     pub fn fit(x: &BitMatrix, y: &BitMatrix, params: &TreeParams) -> Self {
@@ -152,6 +156,7 @@ pub struct Forest {
 }
 
 impl Forest {
+    #[cfg(test)]
     /// Grows `n_trees` (rounded up to odd) trees on bootstrap samples drawn from `seed`.
     #[must_use]
     pub fn fit_bagged(x: &BitMatrix, y: &BitMatrix, params: &TreeParams, n_trees: usize, seed: u64) -> Self {
@@ -188,6 +193,7 @@ impl Forest {
     }
 }
 
+#[cfg(test)]
 fn grow(x: &BitMatrix, y: &[u64], mask: &[u64], depth: usize, p: &TreeParams) -> Tree {
     let n: u64 = mask.iter().map(|w| u64::from(w.count_ones())).sum();
     let n1 = count(mask, y);
