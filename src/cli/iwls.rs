@@ -34,7 +34,8 @@ pub struct SelectArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Model families to score (comma-separated): symmetric, threshold, threshold-xor,
-    /// trees, trees-xor, c45, c45-xor, bagged [default: all].
+    /// trees, trees-xor, c45, c45-xor, trees-xor-and, c45-xor-and, bagged, word-arith
+    /// [default: all].
     #[arg(long, value_delimiter = ',')]
     pub families: Vec<String>,
     /// Time budget, seconds, of the final script (resyn2, fraig) on the chosen AIG, passes

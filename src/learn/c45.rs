@@ -7,7 +7,7 @@
 //! Splits are chosen by information gain or by C4.5's gain ratio (gain over the split's
 //! own entropy, among the splits with at least average gain).
 
-use super::tree::Tree;
+use super::tree::{Tree, best_gain, count, split_tests};
 use crate::lanes::{BitMatrix, tail_mask};
 
 /// How a node chooses its test.
@@ -50,18 +50,6 @@ struct Node {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GrownTree {
     nodes: Vec<Node>,
-}
-
-fn entropy(n1: u64, n: u64) -> f64 {
-    if n == 0 || n1 == 0 || n1 == n {
-        return 0.0;
-    }
-    let p = n1 as f64 / n as f64;
-    -(p * p.log2() + (1.0 - p) * (1.0 - p).log2())
-}
-
-fn count(a: &[u64], b: &[u64]) -> u64 {
-    a.iter().zip(b).map(|(x, y)| u64::from((x & y).count_ones())).sum()
 }
 
 impl GrownTree {
@@ -151,39 +139,9 @@ impl GrownTree {
 /// The feature to test at a node with `n` examples (`n1` labelled 1) under `mask`, or
 /// `None` when no allowed test gains.
 fn best_test(x: &BitMatrix, y: &[u64], mask: &[u64], n: u64, n1: u64, p: &GrowParams) -> Option<usize> {
-    let h = entropy(n1, n);
-    // Only the words where the node has examples (deep nodes touch few words).
-    let active: Vec<usize> = (0..mask.len()).filter(|&w| mask[w] != 0).collect();
-    let (m, yl): (Vec<u64>, Vec<u64>) = active.iter().map(|&w| (mask[w], y[w])).unzip();
-    // (feature, gain, split entropy) of every allowed test.
-    let mut tests: Vec<(usize, f64, f64)> = Vec::new();
-    let min_branch = p.min_branch.max(1);
-    for f in 0..x.rows() {
-        let row = x.row(f);
-        let (mut a, mut a1) = (0u64, 0u64);
-        for ((&w, &mw), &yw) in active.iter().zip(&m).zip(&yl) {
-            let b = mw & row[w];
-            a += u64::from(b.count_ones());
-            a1 += u64::from((b & yw).count_ones());
-        }
-        if a < min_branch || n - a < min_branch {
-            continue;
-        }
-        let gain = h
-            - (a as f64 / n as f64) * entropy(a1, a)
-            - ((n - a) as f64 / n as f64) * entropy(n1 - a1, n - a);
-        tests.push((f, gain, entropy(a, n)));
-    }
+    let tests = split_tests(x, y, mask, n, n1, p.min_branch);
     let best = match p.criterion {
-        Criterion::InfoGain => {
-            let mut best: Option<(f64, usize)> = None;
-            for &(f, gain, _) in &tests {
-                if best.is_none_or(|(g, _)| gain > g + 1e-12) {
-                    best = Some((gain, f));
-                }
-            }
-            best
-        }
+        Criterion::InfoGain => best_gain(&tests),
         Criterion::GainRatio => {
             let positive: Vec<&(usize, f64, f64)> = tests.iter().filter(|t| t.1 > 1e-9).collect();
             let mean = positive.iter().map(|t| t.1).sum::<f64>() / positive.len().max(1) as f64;

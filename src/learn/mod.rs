@@ -1,5 +1,5 @@
 //! Learning: model specs, networks built from them, heads, RDA as lenses, other model
-//! families (trees, threshold functions, symmetric functions); `train` runs them.
+//! families (trees, threshold functions, symmetric functions, word arithmetic); `train` runs them.
 
 pub mod c45;
 pub mod cv;
@@ -15,6 +15,7 @@ pub mod spec;
 pub mod symmetric;
 pub mod threshold;
 pub mod tree;
+pub mod word_arith;
 
 pub use network::{MAX_PARAMS, ModelError, Network, param_count};
 pub use spec::{Body, Head, ModelSpec};

@@ -8,6 +8,7 @@ use super::c45::{Criterion, GrowParams, GrownTree};
 use super::symmetric::Symmetric;
 use super::threshold::{LogisticFit, best_xor_pair};
 use super::tree::{Forest, Tree};
+use super::word_arith::{BitOrder, WordOp, fit_word};
 use crate::circuit::{Circuit, CircuitBuilder};
 use crate::domain::{Bool, BoolBuild};
 use crate::lanes::BitMatrix;
@@ -42,6 +43,11 @@ pub enum Family {
     C45Trees(Features),
     /// Majorities of 7 or 15 trees of depth 8 or 10 grown on bootstrap samples.
     Bagged,
+    /// One bit of the product of the input halves or of the square root of the input
+    /// (up to [`WORD_MAX_INPUTS`](super::word_arith::WORD_MAX_INPUTS) inputs), or the
+    /// sign of the signed product, either bit order, the best bit on the training rows
+    /// ([`fit_word`]).
+    WordArith,
 }
 
 /// What a tree family tests.
@@ -74,7 +80,7 @@ const MIN_LEAVES: [u64; 3] = [1, 4, 16];
 const CONFIDENCES: [f64; 4] = [0.05, 0.1, 0.25, 0.5];
 
 /// Names of the families, as `--families` takes them.
-pub const FAMILY_NAMES: [(&str, Family); 10] = [
+pub const FAMILY_NAMES: [(&str, Family); 11] = [
     ("symmetric", Family::Symmetric),
     ("threshold", Family::Threshold { xor_pair: false }),
     ("threshold-xor", Family::Threshold { xor_pair: true }),
@@ -85,6 +91,7 @@ pub const FAMILY_NAMES: [(&str, Family); 10] = [
     ("trees-xor-and", Family::GreedyTrees(Features::PairXorAnd)),
     ("c45-xor-and", Family::C45Trees(Features::PairXorAnd)),
     ("bagged", Family::Bagged),
+    ("word-arith", Family::WordArith),
 ];
 
 impl Family {
@@ -105,6 +112,7 @@ impl Family {
                 f == Features::Inputs || n_inputs <= PAIR_XOR_MAX_INPUTS
             }
             Family::Bagged => true,
+            Family::WordArith => true,
         }
     }
 
@@ -232,6 +240,32 @@ impl Family {
                         detail: format!("{} splits", forest.splits()),
                         circuit: forest.to_circuit(n),
                     });
+                }
+                out
+            }
+            Family::WordArith => {
+                let mut out = Vec::new();
+                for (op, op_name) in [
+                    (WordOp::HalfProduct, "product of the input halves"),
+                    (WordOp::Sqrt, "square root of the input"),
+                    (WordOp::ProductSign, "sign of the signed product of the input halves"),
+                ] {
+                    for (order, order_name) in
+                        [(BitOrder::LsbFirst, "LSB first"), (BitOrder::MsbFirst, "MSB first")]
+                    {
+                        if let Some(f) = fit_word(op, order, d.x, d.y) {
+                            out.push(Candidate {
+                                key: format!("best bit of the {op_name}, {order_name}"),
+                                detail: format!(
+                                    "bit {}{}, {} training rows right",
+                                    f.bit,
+                                    if f.inverted { ", inverted" } else { "" },
+                                    f.correct
+                                ),
+                                circuit: f.circuit,
+                            });
+                        }
+                    }
                 }
                 out
             }

@@ -5,8 +5,9 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
+use crate::lanes::BitMatrix;
 #[cfg(test)]
-use crate::lanes::{BitMatrix, tail_mask};
+use crate::lanes::tail_mask;
 
 #[cfg(test)]
 /// Limits of tree growth.
@@ -34,8 +35,8 @@ pub enum Tree {
     },
 }
 
-#[cfg(test)]
-fn entropy(n1: u64, n: u64) -> f64 {
+/// Binary entropy (bits) of a node with `n` examples, `n1` of them labelled 1.
+pub(crate) fn entropy(n1: u64, n: u64) -> f64 {
     if n == 0 || n1 == 0 || n1 == n {
         return 0.0;
     }
@@ -43,9 +44,56 @@ fn entropy(n1: u64, n: u64) -> f64 {
     -(p * p.log2() + (1.0 - p) * (1.0 - p).log2())
 }
 
-#[cfg(test)]
-fn count(a: &[u64], b: &[u64]) -> u64 {
+/// Ones of `a & b`.
+pub(crate) fn count(a: &[u64], b: &[u64]) -> u64 {
     a.iter().zip(b).map(|(x, y)| u64::from((x & y).count_ones())).sum()
+}
+
+/// Every test of a node's split scan: `(feature, information gain, split entropy)` for
+/// the node of `n` examples (`n1` labelled 1) under `mask`, over the features whose both
+/// branches hold at least `min_branch` (at least 1) examples. Only the lane words where
+/// the node has examples are read (deep nodes touch few words).
+pub(crate) fn split_tests(
+    x: &BitMatrix,
+    y: &[u64],
+    mask: &[u64],
+    n: u64,
+    n1: u64,
+    min_branch: u64,
+) -> Vec<(usize, f64, f64)> {
+    let h = entropy(n1, n);
+    let active: Vec<usize> = (0..mask.len()).filter(|&w| mask[w] != 0).collect();
+    let (m, yl): (Vec<u64>, Vec<u64>) = active.iter().map(|&w| (mask[w], y[w])).unzip();
+    let min_branch = min_branch.max(1);
+    let mut tests = Vec::new();
+    for f in 0..x.rows() {
+        let row = x.row(f);
+        let (mut a, mut a1) = (0u64, 0u64);
+        for ((&w, &mw), &yw) in active.iter().zip(&m).zip(&yl) {
+            let b = mw & row[w];
+            a += u64::from(b.count_ones());
+            a1 += u64::from((b & yw).count_ones());
+        }
+        if a < min_branch || n - a < min_branch {
+            continue;
+        }
+        let gain = h
+            - (a as f64 / n as f64) * entropy(a1, a)
+            - ((n - a) as f64 / n as f64) * entropy(n1 - a1, n - a);
+        tests.push((f, gain, entropy(a, n)));
+    }
+    tests
+}
+
+/// The test of largest gain among `tests` (the first of equal gains): `(gain, feature)`.
+pub(crate) fn best_gain(tests: &[(usize, f64, f64)]) -> Option<(f64, usize)> {
+    let mut best: Option<(f64, usize)> = None;
+    for &(f, gain, _) in tests {
+        if best.is_none_or(|(g, _)| gain > g + 1e-12) {
+            best = Some((gain, f));
+        }
+    }
+    best
 }
 
 impl Tree {
@@ -153,26 +201,7 @@ fn grow(x: &BitMatrix, y: &[u64], mask: &[u64], depth: usize, p: &TreeParams) ->
     if depth >= p.max_depth || n < p.min_leaf.max(2) || n1 == 0 || n1 == n {
         return Tree::Leaf(majority);
     }
-    let h = entropy(n1, n);
-    let mut best: Option<(f64, usize)> = None;
-    let mut both: Vec<u64> = vec![0; mask.len()];
-    for f in 0..x.rows() {
-        for ((b, &m), &v) in both.iter_mut().zip(mask).zip(x.row(f)) {
-            *b = m & v;
-        }
-        let a = both.iter().map(|w| u64::from(w.count_ones())).sum::<u64>();
-        if a == 0 || a == n {
-            continue;
-        }
-        let a1 = count(&both, y);
-        let gain = h
-            - (a as f64 / n as f64) * entropy(a1, a)
-            - ((n - a) as f64 / n as f64) * entropy(n1 - a1, n - a);
-        if best.is_none_or(|(g, _)| gain > g + 1e-12) {
-            best = Some((gain, f));
-        }
-    }
-    let Some((gain, f)) = best else { return Tree::Leaf(majority) };
+    let Some((gain, f)) = best_gain(&split_tests(x, y, mask, n, n1, 1)) else { return Tree::Leaf(majority) };
     if gain <= 1e-9 {
         return Tree::Leaf(majority);
     }
