@@ -2,6 +2,8 @@
 //! simulation, random circuits and a trained Iris model.
 #![allow(dead_code)]
 
+pub mod pinned;
+
 use circuitlearn::circuit::{Circuit, CircuitBuilder, WireId};
 use circuitlearn::data::{self, Encoder, Encoding};
 use circuitlearn::domain::{Bool, BoolBuild, bind_params};
