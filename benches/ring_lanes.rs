@@ -4,12 +4,10 @@
 //! `R[f]` with the weights as inputs, in `Z_(2^K)` for K = 8, 16, 32, over 4,096
 //! examples. Throughput is in examples.
 
-use circuitlearn::aig::Aig;
-use circuitlearn::cat::rdiff;
-use circuitlearn::domain::ring_kind::RingKind;
-use circuitlearn::domain::ring_lanes::{BitSliced, pack};
-use circuitlearn::lanes::{EvalParams, Program};
-use circuitlearn::learn::ring_model::{RingModel, RingModelSpec};
+use circuitlearn::{
+    Aig, EvalParams, Program, RingKind, RingModel, RingModelSpec, rdiff, ring_lanes::BitSliced,
+    ring_lanes::pack,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const EXAMPLES: usize = 4096;

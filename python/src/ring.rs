@@ -5,12 +5,7 @@
 
 use crate::circuit::{Circuit, Reduced};
 use crate::{bad_input, guarded};
-use circuitlearn::aig::Aig;
-use circuitlearn::data::{Dataset, Features};
-use circuitlearn::io::PortNames;
-use circuitlearn::io::aiger_reader::parse_aiger;
-use circuitlearn::io::ring_model::RingModelFile;
-use circuitlearn::learn::ring_model::{FeatureCoding, RingModel};
+use circuitlearn::{Aig, Dataset, FeatureCoding, Features, PortNames, RingModel, RingModelFile, parse_aiger};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;

@@ -258,7 +258,7 @@ fn cost(o: &TrainOptions) -> u128 {
 /// that cannot be written.
 pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     let grid = read_grid(&a.grid, &a.out)?;
-    let world = crate::dist::world();
+    let world = crate::dist::comm_world();
     let root = world.rank() == 0;
     let header = std::iter::once("point".to_owned())
         .chain(grid.keys.iter().map(|(k, _)| k.clone()))

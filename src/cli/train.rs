@@ -134,7 +134,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let given = options(a)?;
-    let Some(run) = train_options(&given, a.resume.as_deref(), a.json, crate::dist::world())? else {
+    let Some(run) = train_options(&given, a.resume.as_deref(), a.json, crate::dist::comm_world())? else {
         return Ok(());
     };
     if a.json {
