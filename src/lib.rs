@@ -69,7 +69,7 @@ pub use learn::portfolio::{FAMILY_NAMES, Family, PAIR_XOR_MAX_INPUTS};
 pub use learn::predict::{forward, predict};
 pub use learn::rda::rda_step;
 pub use learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
-pub use learn::ring_model::{RingModel, RingModelSpec};
+pub use learn::ring_model::{FeatureCoding, RingModel, RingModelSpec};
 pub use learn::spec::SpecError;
 pub use learn::{Body, Head, MAX_PARAMS, ModelError, ModelSpec, Network};
 
@@ -120,6 +120,7 @@ pub use io::aiger_reader::{AigerError, parse_aiger, read_aiger, read_aiger_netli
 pub use io::blif::{BlifParams, CoverStyle, to_blif, write_blif};
 pub use io::blif_reader::{BlifError, parse_blif, read_blif};
 pub use io::netlist::NameError;
+pub use io::ring_model::RingModelFile;
 pub use io::testbench::{
     BenchFiles, BenchParams, Testbench, TestbenchError, concat_examples, random_inputs, testbench_with,
     write_testbench, write_testbench_with,

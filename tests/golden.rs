@@ -9,12 +9,8 @@
 mod common;
 
 use common::circuitlearn;
+use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, fnv1a};
 use std::path::Path;
-
-/// FNV-1a, 64 bits.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
 
 fn data(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(file).display().to_string()
@@ -32,9 +28,14 @@ fn assert_pinned(what: &str, args: &[&str], len: usize, hash: u64) {
     assert_eq!((bytes.len(), fnv1a(&bytes)), (len, hash), "{what}: model.json moved");
 }
 
+/// [`assert_pinned`] for a shared recipe.
+fn assert_recipe(r: &Pinned) {
+    assert_pinned(r.what, r.args, r.len, r.hash);
+}
+
 #[test]
 fn the_iris_default_is_pinned() {
-    assert_pinned("train (Iris default)", &[], 2868, 0x96ed_e3f4_16c5_4810);
+    assert_recipe(&IRIS_DEFAULT);
 }
 
 #[test]
@@ -46,37 +47,8 @@ fn an_iwls_pla_run_is_pinned() {
 
 #[test]
 fn a_short_relaxed_run_is_pinned() {
-    assert_pinned(
-        "relaxed gates, random wiring",
-        &["--data", "iris", "--model", "gates:64x2", "--epochs", "3"],
-        1945,
-        0x579f_914e_8ce5_2371,
-    );
-    // Learned input choice, narrowed, then hard choice and hard gates, cosine rate: every
-    // scheduled phase of relaxed training.
-    let phases = [
-        "--domain",
-        "smooth",
-        "--data",
-        "iris",
-        "--model",
-        "gates:64x2",
-        "--input-candidates",
-        "4",
-        "--narrow-candidates",
-        "2",
-        "--narrow-after",
-        "1",
-        "--hard-choice-epochs",
-        "1",
-        "--hard-gate-epochs",
-        "1",
-        "--epochs",
-        "4",
-        "--lr-schedule",
-        "cosine",
-    ];
-    assert_pinned("relaxed gates, every phase", &phases, 3238, 0xba58_6657_c5ba_cdce);
+    assert_recipe(&RELAXED_GATES);
+    assert_recipe(&RELAXED_PHASES);
 }
 
 #[test]

@@ -8,14 +8,10 @@
 
 mod common;
 
+use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, fnv1a};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-/// FNV-1a, 64 bits (as in `tests/golden.rs`).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
-}
 
 fn mpirun_found() -> bool {
     let ok = Command::new("mpirun").arg("--version").output().is_ok_and(|o| o.status.success());
@@ -70,13 +66,17 @@ fn check_ranks(what: &str, args: &[&str], pin: Option<(usize, u64)>) {
     assert_eq!(entries, ["np1", "np2", "np3"], "{what}: files outside the run directories");
 }
 
+/// [`check_ranks`] for a recipe pinned in `tests/golden.rs`.
+fn check_recipe(r: &Pinned) {
+    check_ranks(r.what, r.args, Some(r.pin()));
+}
+
 #[test]
 fn boolean_votes_are_identical_for_any_rank_count() {
     if !mpirun_found() {
         return;
     }
-    // The Iris default (lut:6:64x1, votes): pinned in tests/golden.rs.
-    check_ranks("votes, iris default", &[], Some((2868, 0x96ed_e3f4_16c5_4810)));
+    check_recipe(&IRIS_DEFAULT);
 }
 
 #[test]
@@ -84,35 +84,8 @@ fn relaxed_gates_are_identical_for_any_rank_count() {
     if !mpirun_found() {
         return;
     }
-    check_ranks(
-        "relaxed gates",
-        &["--data", "iris", "--model", "gates:64x2", "--epochs", "3"],
-        Some((1945, 0x579f_914e_8ce5_2371)),
-    );
-    // Every phase (learned input choice, narrowing, hard choice, straight-through).
-    let phases = [
-        "--domain",
-        "smooth",
-        "--data",
-        "iris",
-        "--model",
-        "gates:64x2",
-        "--input-candidates",
-        "4",
-        "--narrow-candidates",
-        "2",
-        "--narrow-after",
-        "1",
-        "--hard-choice-epochs",
-        "1",
-        "--hard-gate-epochs",
-        "1",
-        "--epochs",
-        "4",
-        "--lr-schedule",
-        "cosine",
-    ];
-    check_ranks("relaxed gates, every phase", &phases, Some((3238, 0xba58_6657_c5ba_cdce)));
+    check_recipe(&RELAXED_GATES);
+    check_recipe(&RELAXED_PHASES);
 }
 
 #[test]
@@ -222,5 +195,31 @@ fn iwls_suite_over_ranks_writes_what_one_process_writes() {
             let b = std::fs::read(d.path().join(&out).join(format!("{ex}.aig"))).unwrap();
             assert!(a == b, "-np {np}: {ex}.aig differs");
         }
+    }
+}
+
+#[test]
+fn a_sweep_over_ranks_writes_what_one_process_writes() {
+    if !mpirun_found() {
+        return;
+    }
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("grid.toml"),
+        "[set]\ndata = \"iris\"\nepochs = 2\nhardware = \"none\"\n[grid]\nmodel = [\"lut:4:16x1,groupsum:3\", \"lut:4:32x1,groupsum:3\"]\nseed = [0, 1]\n",
+    )
+    .unwrap();
+    let sweep = |np: usize, out: &str| {
+        let o = mpirun(np, &["sweep", "--grid", "grid.toml", "-o", out], d.path());
+        assert!(o.status.success(), "-np {np} sweep: {}", String::from_utf8_lossy(&o.stderr));
+        std::fs::read_to_string(d.path().join(out).join("results.tsv")).unwrap()
+    };
+    let one = sweep(1, "np1");
+    assert_eq!(one.lines().count(), 5, "a header and four points: {one}");
+    let two = sweep(2, "np2");
+    assert_eq!(without_seconds(&two), without_seconds(&one), "-np 2 results.tsv");
+    for p in ["p000", "p001", "p002", "p003"] {
+        let read = |dir: &str| std::fs::read(d.path().join(dir).join(p).join("model.json")).unwrap();
+        assert!(read("np1") == read("np2"), "-np 2: {p}/model.json differs");
     }
 }

@@ -21,12 +21,13 @@ Errors raise ``ValueError`` (bad input), ``OSError`` (files, missing tools) or
 """
 
 from ._native import Circuit, __version__, cec, map, opt, read_aiger, read_blif
-from .estimators import LUTClassifier, RelaxedGateClassifier
+from .estimators import LUTClassifier, RelaxedGateClassifier, RingClassifier
 
 __all__ = [
     "Circuit",
     "LUTClassifier",
     "RelaxedGateClassifier",
+    "RingClassifier",
     "cec",
     "map",
     "opt",

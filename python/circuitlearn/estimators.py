@@ -14,10 +14,11 @@ the smallest to the largest value of *all* features: meant for pixels, scale fir
 otherwise) or ``threshold`` (one bit per feature, ``(x - min) / (max - min) > 0.5``). The
 circuit reads those bits: ``clf.encode_bits(X)`` gives them.
 
-Not wrapped yet: the ring (fixed-point, ``--domain poly``) model, whose ``train`` options
-are being added by the ring CLI work (issue 23). Once ``TrainConfig::resolve`` takes them,
-a ``RingClassifier`` is a subclass here with ``_domain = "poly"`` and its option names,
-provided the pipeline's ``synthesize`` returns its circuit.
+The ring (fixed-point, ``--domain poly``) model, :class:`RingClassifier`, reads the
+features standardised (by the training rows' mean and standard deviation), scaled by
+``2^frac_bits`` and rounded into the ring; its ``circuit_`` is the bit-blasted classifier
+(inputs: each feature's ring word, least significant bit first; outputs: each class's
+score word).
 """
 
 import json
@@ -25,6 +26,7 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted
 
@@ -65,6 +67,8 @@ class _CircuitClassifier(ClassifierMixin, BaseEstimator):
     _domain = None
     #: Options passed as given (``None`` ones are left out), besides model/seed/threads.
     _option_names = ()
+    #: Whether the scores are vote counts (``predict_proba`` their shares).
+    _vote_scores = True
 
     def _model_spec(self, n_classes):
         return self.model
@@ -117,6 +121,7 @@ class _CircuitClassifier(ClassifierMixin, BaseEstimator):
         scores = self._scores(X)
         return self.classes_[np.argmax(scores, axis=1)]
 
+    @available_if(lambda self: self._vote_scores)
     def predict_proba(self, X):
         """Class probabilities: each class's score over the sum of scores (for a
         ``groupsum`` head, the share of the circuit's output bits voting for the class),
@@ -304,3 +309,67 @@ class RelaxedGateClassifier(_CircuitClassifier):
         self.time_limit = time_limit
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+
+class RingClassifier(_CircuitClassifier):
+    """A fixed-point polynomial circuit over a finite ring (``--domain poly``): a linear
+    model or a one-hidden-layer MLP whose features are standardised, scaled by
+    ``2^frac_bits`` and rounded into the ring, trained by per-example fixed-point gradient
+    descent on the displacement loss; ``predict`` is the class of the highest score.
+    ``circuit_`` is the bit-blasted classifier after the pass script (inputs: each
+    feature's ring word, least significant bit first, as ``encode_bits`` gives them;
+    outputs: each class's score word).
+
+    Parameters
+    ----------
+    model : str, default "linear"
+        ``linear`` or ``mlp:H``.
+    ring : str, default "z2k:32"
+        ``z2k:K`` (K-bit wrapping words), ``zp:P`` (a prime P) or ``sat:N`` (saturating
+        at -N and N).
+    frac_bits : int or None (8)
+        Fraction bits of the fixed point.
+    epochs : int or None (30)
+    lr : float or None (0.05)
+        The fixed-point gradient step (at least ``2^-frac_bits``).
+    passes : str or None ("strash")
+        Function-preserving passes run on the classifier's AIG.
+    time_limit, random_state, n_jobs
+        As for :class:`LUTClassifier`.
+
+    Attributes
+    ----------
+    classes_, n_features_in_, circuit_, metrics_, model_spec_, n_input_bits_.
+    """
+
+    _domain = "poly"
+    _option_names = ("ring", "frac_bits", "epochs", "lr", "passes", "time_limit")
+    _vote_scores = False
+
+    def __init__(
+        self,
+        model="linear",
+        ring="z2k:32",
+        frac_bits=None,
+        epochs=None,
+        lr=None,
+        passes=None,
+        time_limit=None,
+        random_state=0,
+        n_jobs=None,
+    ):
+        self.model = model
+        self.ring = ring
+        self.frac_bits = frac_bits
+        self.epochs = epochs
+        self.lr = lr
+        self.passes = passes
+        self.time_limit = time_limit
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def decision_function(self, X):
+        """Class scores as real numbers (the fixed-point scores over ``2^frac_bits``),
+        ``(rows, classes)``; for two classes the second's score less the first's, ``(rows,)``."""
+        s = self._scores(X).astype(np.float64) / float(2**self._model.frac_bits)
+        return s[:, 1] - s[:, 0] if s.shape[1] == 2 else s

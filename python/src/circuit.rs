@@ -3,7 +3,13 @@
 //! functions `read_blif`, `read_aiger`, `opt`, `cec` and `map`.
 
 use crate::{bad_input, failure, guarded};
-use circuitlearn::{Aig, AigerFormat, BitMatrix, BlifParams, CEC_LIMITS, CecParams, CheckOutcome, CheckParams, IcarusOutcome, MapParams, Netlist, PassContext, PassError, PortNames, SatLimits, TestbenchError, Tool, ToolLimits, Verdict, VerilogParams, cec_with, check_mapping, map_luts, parse_script, random_inputs, run_icarus_limited, run_script, write_aiger, write_atomic_with, write_blif, write_testbench, write_verilog};
+use circuitlearn::{
+    Aig, AigerFormat, BitMatrix, BlifParams, CEC_LIMITS, CecParams, CheckOutcome, CheckParams, IcarusOutcome,
+    MapParams, Netlist, PassContext, PassError, PortNames, SatLimits, TestbenchError, Tool, ToolLimits,
+    Verdict, VerilogParams, cec_with, check_mapping, map_luts, parse_script, random_inputs,
+    run_icarus_limited, run_script, write_aiger, write_atomic_with, write_blif, write_testbench,
+    write_verilog,
+};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -272,11 +278,9 @@ impl Circuit {
 #[pyfunction]
 pub fn _circuit_from_parts(blif: &str, aiger: &[u8], luts: Option<usize>) -> PyResult<Circuit> {
     guarded(|| {
-        let netlist =
-            circuitlearn::parse_blif(blif, "circuit.blif").map_err(|e| bad_input(&e))?;
-        let (aig, _) =
-            circuitlearn::parse_aiger(aiger, "circuit.aig", &netlist.names().model)
-                .map_err(|e| bad_input(&e))?;
+        let netlist = circuitlearn::parse_blif(blif, "circuit.blif").map_err(|e| bad_input(&e))?;
+        let (aig, _) = circuitlearn::parse_aiger(aiger, "circuit.aig", &netlist.names().model)
+            .map_err(|e| bad_input(&e))?;
         Ok(Circuit { netlist, aig, luts })
     })
 }
@@ -341,8 +345,7 @@ pub fn cec(
         );
         let params = CecParams { limits, ..CecParams::default() };
         let report = py.detach(|| cec_with(&a.aig, &b.aig, &params, None)).map_err(|e| match e {
-            circuitlearn::CecError::Inputs { .. }
-            | circuitlearn::CecError::Outputs { .. } => bad_input(&e),
+            circuitlearn::CecError::Inputs { .. } | circuitlearn::CecError::Outputs { .. } => bad_input(&e),
             e => failure(&e),
         })?;
         Ok(match report.verdict {

@@ -13,6 +13,7 @@
 mod circuit;
 mod errors;
 mod model;
+mod ring;
 
 use pyo3::prelude::*;
 
@@ -23,8 +24,10 @@ pub(crate) use errors::{bad_input, failure, guarded};
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<circuit::Circuit>()?;
+    m.add_class::<ring::RingModelPy>()?;
     m.add_function(wrap_pyfunction!(model::fit, m)?)?;
     m.add_function(wrap_pyfunction!(model::load_model, m)?)?;
+    m.add_function(wrap_pyfunction!(ring::load_ring_model, m)?)?;
     m.add_function(wrap_pyfunction!(circuit::read_blif, m)?)?;
     m.add_function(wrap_pyfunction!(circuit::read_aiger, m)?)?;
     m.add_function(wrap_pyfunction!(circuit::opt, m)?)?;

@@ -2,8 +2,8 @@
 //! predictions, class scores, the synthesised circuit, its `model.json` and metrics.
 
 use crate::circuit::{Circuit, Reduced};
+use crate::ring::RingModelPy;
 use crate::{bad_input, failure, guarded};
-use circuitlearn::{Aig, BitMatrix, Dataset, Encoder, Features, ModelFile, Network, PortNames, forward, parse_aiger, predict};
 use circuitlearn::pipeline;
 use circuitlearn::pipeline::ModelConfig;
 use circuitlearn::pipeline::PipelineError;
@@ -11,6 +11,9 @@ use circuitlearn::pipeline::TrainConfig;
 use circuitlearn::pipeline::TrainData;
 use circuitlearn::pipeline::TrainOptions;
 use circuitlearn::pipeline::TrainedModel;
+use circuitlearn::{
+    Aig, BitMatrix, Dataset, Encoder, Features, ModelFile, Network, PortNames, forward, parse_aiger, predict,
+};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;
@@ -59,7 +62,16 @@ fn dataset(values: Vec<f64>, n_features: usize, labels: Vec<u32>, class_names: V
     }
 }
 
-/// Trains a Boolean or relaxed classifier on `x` (rows of real features) and `y` (class
+/// What [`fit`] trained: a classifier of bits ([`Model`]) or a ring model.
+#[derive(IntoPyObject)]
+pub enum Fitted {
+    /// A Boolean or relaxed (discretised) classifier.
+    Lut(Model),
+    /// A ring (`--domain poly`) model.
+    Ring(RingModelPy),
+}
+
+/// Trains a Boolean, relaxed or ring classifier on `x` (rows of real features) and `y` (class
 /// indices into `class_names`) with the options `options_json` (a JSON object whose keys
 /// are `circuitlearn train`'s long flags: `{"model": "lut:6:64x1,groupsum:2", "epochs": 5}`),
 /// on `n_jobs` threads (0: one per core). The GIL is released while it trains.
@@ -75,7 +87,7 @@ pub fn fit(
     class_names: Vec<String>,
     options_json: &str,
     n_jobs: usize,
-) -> PyResult<Model> {
+) -> PyResult<Fitted> {
     guarded(|| {
         let x = x.as_array();
         let (n, n_features) = x.dim();
@@ -96,11 +108,8 @@ pub fn fit(
         options.hardware = Some("none".to_owned());
         let cfg = TrainConfig::resolve(&options).map_err(|e| bad_input(&e))?;
         if matches!(cfg.model, ModelConfig::Smooth(_)) {
-            return Err(PyValueError::new_err("a smooth model is not a circuit; use domain bool or relaxed"));
-        }
-        if matches!(cfg.model, ModelConfig::Poly(_)) {
             return Err(PyValueError::new_err(
-                "ring (poly) models have no Python estimator yet; use domain bool or relaxed",
+                "a smooth model is not a circuit; use domain bool, relaxed or poly",
             ));
         }
         let train = dataset(values, n_features, labels, class_names.clone());
@@ -112,10 +121,12 @@ pub fn fit(
             grid: None,
             images: None,
         };
-        let run = move || -> Result<Model, PipelineError> {
+        let run = move || -> Result<Fitted, PipelineError> {
             let trained = pipeline::train(&cfg, &data, None, &mut |_| {})?;
             let synth = pipeline::synthesize(&cfg, &trained)?.ok_or_else(|| {
-                PipelineError::Invalid("a smooth model is not a circuit; use domain bool or relaxed".into())
+                PipelineError::Invalid(
+                    "a smooth model is not a circuit; use domain bool, relaxed or poly".into(),
+                )
             })?;
             let metrics = pipeline::metrics(&cfg, &data, &trained, Some(&synth), "none");
             let dir = tempfile::tempdir()
@@ -127,12 +138,19 @@ pub fn fit(
             let (net, params, encoder) = match trained.model {
                 TrainedModel::Bool { net, params, encoder, .. } => (net, params, encoder),
                 TrainedModel::Relaxed { discrete, params, encoder, .. } => (discrete, params, encoder),
-                TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => {
-                    unreachable!("smooth and ring models are refused before training")
+                TrainedModel::Poly { model, coding, .. } => {
+                    return Ok(Fitted::Ring(RingModelPy::new(
+                        (model, coding),
+                        trained.class_names,
+                        synth.aig,
+                        model_json,
+                        metrics.to_string(),
+                    )));
                 }
+                TrainedModel::Smooth { .. } => unreachable!("smooth models are refused before training"),
             };
             let names = classifier_names(&synth.aig);
-            Ok(Model {
+            Ok(Fitted::Lut(Model {
                 net,
                 params,
                 encoder,
@@ -140,7 +158,7 @@ pub fn fit(
                 circuit: Circuit::from_aig(synth.aig, names),
                 model_json,
                 metrics_json: metrics.to_string(),
-            })
+            }))
         };
         let result = py.detach(move || {
             if n_jobs == 0 {
@@ -280,8 +298,20 @@ impl Model {
         &self,
         py: Python<'py>,
     ) -> PyResult<Reduced<'py, (String, Bound<'py, PyBytes>, String)>> {
-        let f = py.import("circuitlearn._native")?.getattr("load_model")?;
-        let bytes = PyBytes::new(py, &self.circuit.aiger_bytes());
-        Ok((f, (self.model_json.clone(), bytes, self.metrics_json.clone())))
+        reduce_trained(py, "load_model", &self.model_json, &self.circuit, &self.metrics_json)
     }
+}
+
+/// What pickling a trained model stores: `circuitlearn._native.LOADER(model_json, the
+/// circuit's AIGER bytes, metrics_json)` rebuilds it.
+pub(crate) fn reduce_trained<'py>(
+    py: Python<'py>,
+    loader: &str,
+    model_json: &str,
+    circuit: &Circuit,
+    metrics_json: &str,
+) -> PyResult<Reduced<'py, (String, Bound<'py, PyBytes>, String)>> {
+    let f = py.import("circuitlearn._native")?.getattr(loader)?;
+    let bytes = PyBytes::new(py, &circuit.aiger_bytes());
+    Ok((f, (model_json.to_owned(), bytes, metrics_json.to_owned())))
 }

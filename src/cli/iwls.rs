@@ -7,6 +7,7 @@
 //! (BENCHMARKS.md).
 
 use super::common::{UsageError, progress, refuse_overwriting_inputs};
+use super::results::ResultsTable;
 use crate::aig::Aig;
 use crate::data::{self, Dataset, Features};
 use crate::io::aiger::{AigerFormat, netlist_to_aiger};
@@ -267,11 +268,7 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
     let tsv = a.out.join("results.tsv");
     let header = "ex\tinputs\tcv_accuracy\tvalid_accuracy\taig_valid_accuracy\tand_nodes\tseconds\tmodel";
     // Rows of an earlier run with the same columns are kept (resuming); others are redone.
-    let mut rows: Vec<String> = std::fs::read_to_string(&tsv)
-        .ok()
-        .filter(|t| t.lines().next() == Some(header))
-        .map(|t| t.lines().skip(1).map(str::to_string).collect())
-        .unwrap_or_default();
+    let mut table = ResultsTable::open(&tsv, header);
     let params = a.select.params()?;
     let find = |stem: &str, suffix: &str| -> Option<PathBuf> {
         [format!("{stem}.{suffix}.pla"), format!("{stem}.{suffix}.pla.gz")]
@@ -280,14 +277,13 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             .find(|p| p.exists())
     };
     if crate::dist::comm_world().size() > 1 {
-        return super::iwls_mpi::run_suite_over_ranks(a, &params, &names, rows, &tsv, header);
+        return super::iwls_mpi::run_suite_over_ranks(a, &params, &names, table);
     }
     let bar = progress(names.len() as u64, false, "iwls");
     for name in &names {
         bar.set_message(name.clone());
         let aig_path = a.out.join(format!("{name}.aig"));
-        let done = rows.iter().any(|r| r.split('\t').next() == Some(name.as_str()));
-        if done && aig_path.exists() {
+        if table.has(name) && aig_path.exists() {
             bar.inc(1);
             continue;
         }
@@ -300,22 +296,16 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
         };
         let (aig, r) = solve(&train, &valid, &params, a.max_memory)?;
         write_aig(&aig, name, &aig_path)?;
-        rows.retain(|row| row.split('\t').next() != Some(name.as_str()));
         let cv = r.cv_accuracy.map_or("-".to_string(), |c| format!("{c:.6}"));
         bar.set_message(format!(
             "{name}: cv {cv}, valid {:.4}, {} ANDs, {:.1}s, {}",
             r.valid_accuracy, r.and_nodes, r.seconds, r.model
         ));
-        rows.push(result_row(name, &r));
-        rows.sort();
-        let text =
-            std::iter::once(header.to_string()).chain(rows.iter().cloned()).collect::<Vec<_>>().join("\n")
-                + "\n";
-        write_atomic(&tsv, text.as_bytes()).with_context(|| format!("writing {}", tsv.display()))?;
+        table.put(result_row(name, &r)).map_err(anyhow::Error::msg)?;
         bar.inc(1);
     }
     bar.finish_and_clear();
-    print_suite_summary(&rows, &tsv, "");
+    print_suite_summary(table.rows(), &tsv, "");
     Ok(())
 }
 

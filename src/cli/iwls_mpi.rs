@@ -7,10 +7,11 @@
 
 use super::common::{UsageError, progress, set_threads};
 use super::iwls::{IwlsSuiteArgs, print_suite_summary, result_row, solve};
+use super::results::ResultsTable;
 use crate::io::aiger::{AigerFormat, netlist_to_aiger};
 use crate::io::{Netlist, write_atomic};
 use anyhow::Context;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A benchmark's result as sent to rank 0: the row's length, the row, the AIGER bytes.
 fn encode(row: &str, aig: &[u8]) -> Vec<u8> {
@@ -26,8 +27,7 @@ fn decode(m: &[u8]) -> Option<(String, &[u8])> {
     Some((row, &m[8 + len..]))
 }
 
-/// Runs the suite's remaining benchmarks over the ranks; `rows` are those already in
-/// `tsv` (with `header`).
+/// Runs the suite's remaining benchmarks over the ranks; `table` holds those already done.
 ///
 /// # Errors
 /// A benchmark without its validation split (exit 2, before any work), one that fails,
@@ -36,9 +36,7 @@ pub(super) fn run_suite_over_ranks(
     a: &IwlsSuiteArgs,
     params: &crate::pipeline::iwls::IwlsParams,
     names: &[String],
-    mut rows: Vec<String>,
-    tsv: &Path,
-    header: &str,
+    mut table: ResultsTable,
 ) -> anyhow::Result<()> {
     let world = crate::dist::comm_world();
     set_threads(crate::dist::threads_per_rank(0));
@@ -62,10 +60,7 @@ pub(super) fn run_suite_over_ranks(
     // Rank 0 decides what is left to do (it alone writes the folder); largest first, so
     // that no long benchmark starts last.
     let mut todo: Vec<usize> = (0..names.len())
-        .filter(|&i| {
-            let done = rows.iter().any(|r| r.split('\t').next() == Some(names[i].as_str()));
-            !(done && a.out.join(format!("{}.aig", names[i])).exists())
-        })
+        .filter(|&i| !(table.has(&names[i]) && a.out.join(format!("{}.aig", names[i])).exists()))
         .collect();
     let size = |i: &usize| std::fs::metadata(&splits[*i].0).map_or(0, |m| m.len());
     todo.sort_by_key(|i| std::cmp::Reverse(size(i)));
@@ -82,13 +77,7 @@ pub(super) fn run_suite_over_ranks(
         let (row, aig) = decode(&m).ok_or_else(|| format!("{}: a malformed result message", names[i]))?;
         let path = a.out.join(format!("{}.aig", names[i]));
         write_atomic(&path, aig).map_err(|e| format!("writing {}: {e}", path.display()))?;
-        rows.retain(|r| r.split('\t').next() != Some(names[i].as_str()));
-        rows.push(row);
-        rows.sort();
-        let text =
-            std::iter::once(header.to_string()).chain(rows.iter().cloned()).collect::<Vec<_>>().join("\n")
-                + "\n";
-        write_atomic(tsv, text.as_bytes()).map_err(|e| format!("writing {}: {e}", tsv.display()))?;
+        table.put(row)?;
         bar.set_message(names[i].clone());
         bar.inc(1);
         Ok(())
@@ -96,10 +85,7 @@ pub(super) fn run_suite_over_ranks(
     crate::dist::run_jobs(&*world, &todo, work, done).context("iwls-suite")?;
     bar.finish_and_clear();
     if world.rank() == 0 {
-        let rows: Vec<String> = std::fs::read_to_string(tsv)
-            .map(|t| t.lines().skip(1).map(str::to_string).collect())
-            .unwrap_or_default();
-        print_suite_summary(&rows, tsv, &format!(", {} ranks", world.size()));
+        print_suite_summary(table.rows(), table.path(), &format!(", {} ranks", world.size()));
     }
     Ok(())
 }

@@ -13,7 +13,9 @@ mod opt;
 mod plot;
 mod repro;
 mod repro_ring;
+mod results;
 mod ring;
+mod sweep;
 mod train;
 mod trainer_hw;
 mod verify;
@@ -56,6 +58,8 @@ pub enum Command {
     Iwls(iwls::IwlsArgs),
     /// Run `iwls` on every benchmark of a folder (resumable), writing results.tsv.
     IwlsSuite(iwls::IwlsSuiteArgs),
+    /// Train every point of a grid of configs (resumable; over the ranks under mpirun), writing results.tsv.
+    Sweep(sweep::SweepArgs),
 }
 
 /// Runs the parsed command line.
@@ -76,6 +80,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Plot(a) => plot::run(&a),
         Command::Iwls(a) => iwls::run(&a),
         Command::IwlsSuite(a) => iwls::run_suite(&a),
+        Command::Sweep(a) => sweep::run(&a),
     }
 }
 

@@ -134,10 +134,47 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         return Ok(());
     }
     let given = options(a)?;
-    let cfg = TrainConfig::resolve(&given).map_err(|e| UsageError(e.to_string()))?;
+    let Some(run) = train_options(&given, a.resume.as_deref(), a.json, crate::dist::comm_world())? else {
+        return Ok(());
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&run.metrics)?);
+    } else {
+        print_summary(&run.metrics, &run.out);
+        if let Some(h) = &run.hardware {
+            println!("{}", h.summary);
+        }
+    }
+    run.hardware.map_or(Ok(()), |h| h.check())
+}
+
+/// A run that finished: its metrics, directory and hardware outcome (checked by the caller).
+pub(super) struct FinishedRun {
+    /// `metrics.json`'s object.
+    pub metrics: serde_json::Value,
+    /// The run directory.
+    pub out: PathBuf,
+    /// The Verilog export and its Icarus outcome, if the run made one.
+    pub hardware: Option<super::export::TrainedExport>,
+}
+
+/// Trains the run `given` describes (continuing the one in `resume`) over `comm`, writes
+/// its directory and returns what it measured; `None` on ranks other than 0, which train
+/// alongside rank 0 and write nothing. `quiet` hides the progress and the preset notice.
+///
+/// # Errors
+/// As [`run`].
+pub(super) fn train_options(
+    given: &TrainOptions,
+    resume_dir: Option<&Path>,
+    quiet: bool,
+    comm: std::rc::Rc<dyn crate::dist::Comm>,
+) -> anyhow::Result<Option<FinishedRun>> {
+    let cfg = TrainConfig::resolve(given).map_err(|e| UsageError(e.to_string()))?;
     if let Some(p) = &cfg.preset
         && given.preset.is_none()
-        && a.resume.is_none()
+        && resume_dir.is_none()
+        && !quiet
     {
         eprintln!(
             "train: --data {} uses preset {p} (train --list-presets); --preset none for the plain defaults",
@@ -145,9 +182,9 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         );
     }
     // The effective options: the preset's keys made explicit under the given ones.
-    let effective = match implied_preset(&given) {
+    let effective = match implied_preset(given) {
         Some(name) => {
-            let mut e = pipeline::preset(&name).map(|p| p.options()).unwrap_or_default().overlay(&given);
+            let mut e = pipeline::preset(&name).map(|p| p.options()).unwrap_or_default().overlay(given);
             e.preset = Some(name);
             e
         }
@@ -156,9 +193,11 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     set_threads(crate::dist::threads_per_rank(cfg.threads));
     let data = pipeline::load_data(&cfg).map_err(cli_error)?;
     let out = pipeline::run_dir(&cfg, &data);
+    let resume = resume_dir.map(|d| d.join(CHECKPOINT_FILE));
     // Under `mpirun -np N` every rank trains its share; only rank 0 touches the directory.
-    if !crate::dist::is_root() {
-        return train_as_worker(&cfg, &data, a);
+    if comm.rank() != 0 {
+        train_as_worker(&cfg, &data, resume.as_deref(), comm)?;
+        return Ok(None);
     }
     let _lock = RunLock::take(&out)?;
     let incomplete = out.join(INCOMPLETE_FILE);
@@ -167,7 +206,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         b"a run is writing this directory, or one stopped before it finished\n",
     )
     .with_context(|| format!("writing {}", incomplete.display()))?;
-    if a.resume.is_none() {
+    if resume.is_none() {
         for name in RUN_OUTPUTS {
             let p = out.join(name);
             let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
@@ -178,8 +217,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         crate::io::write_atomic(&path, text.as_bytes())
             .with_context(|| format!("writing {}", path.display()))?;
     }
-    let bar = progress(cfg.epochs as u64, a.json, "train");
-    let resume = a.resume.as_ref().map(|d| d.join(CHECKPOINT_FILE));
+    let bar = progress(cfg.epochs as u64, quiet, "train");
     if let Some(r) = &resume
         && !r.exists()
     {
@@ -190,7 +228,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .into());
     }
     bar.set_position(0);
-    let trained = crate::dist::scope(crate::dist::comm_world(), || {
+    let trained = crate::dist::scope(comm, || {
         pipeline::train(&cfg, &data, resume.as_deref(), &mut |p| {
             bar.set_position(p.epoch as u64 - 1);
             bar.set_message(p.line.clone());
@@ -239,30 +277,23 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
     let metrics = pipeline::metrics(&cfg, &data, &trained, synth.as_ref(), icarus);
     write_json_file(&out.join("metrics.json"), &metrics)?;
     std::fs::remove_file(&incomplete).with_context(|| format!("removing {}", incomplete.display()))?;
-    if a.json {
-        println!("{}", serde_json::to_string(&metrics)?);
-    } else {
-        print_summary(&metrics, &out);
-        if let Some(h) = &hw {
-            println!("{}", h.summary);
-        }
-    }
-    hw.map_or(Ok(()), |h| h.check())
+    Ok(Some(FinishedRun { metrics, out, hardware: hw }))
 }
 
 /// A rank other than 0 under `mpirun`: trains alongside rank 0 (the same collectives in
 /// the same order) and writes nothing.
-fn train_as_worker(cfg: &TrainConfig, data: &pipeline::TrainData, a: &TrainArgs) -> anyhow::Result<()> {
-    let resume = a.resume.as_ref().map(|d| d.join(CHECKPOINT_FILE));
-    if let Some(r) = &resume
+fn train_as_worker(
+    cfg: &TrainConfig,
+    data: &pipeline::TrainData,
+    resume: Option<&Path>,
+    comm: std::rc::Rc<dyn crate::dist::Comm>,
+) -> anyhow::Result<()> {
+    if let Some(r) = resume
         && !r.exists()
     {
         return Err(UsageError(format!("{}: cannot resume: no checkpoint", r.display())).into());
     }
-    crate::dist::scope(crate::dist::comm_world(), || {
-        pipeline::train(cfg, data, resume.as_deref(), &mut |_| {})
-    })
-    .map_err(cli_error)?;
+    crate::dist::scope(comm, || pipeline::train(cfg, data, resume, &mut |_| {})).map_err(cli_error)?;
     Ok(())
 }
 

@@ -38,6 +38,12 @@ pub trait Comm {
     /// Replaces `v` on every rank by the element-wise sum over the ranks (exact).
     fn sum_u64(&self, v: &mut [u64]);
 
+    /// [`sum_u64`](Self::sum_u64) for 32-bit words (the caller knows the sums fit).
+    fn sum_u32(&self, v: &mut [u32]);
+
+    /// [`sum_u64`](Self::sum_u64) for 16-bit words (the caller knows the sums fit).
+    fn sum_u16(&self, v: &mut [u16]);
+
     /// Gathers every rank's `mine` into `out` in rank order: rank `r` contributes
     /// `counts[r]` values (`counts.len() == size`, `out.len()` their sum).
     fn gather_f32(&self, mine: &[f32], counts: &[usize], out: &mut [f32]);
@@ -92,6 +98,10 @@ impl Comm for Local {
 
     fn sum_u64(&self, _v: &mut [u64]) {}
 
+    fn sum_u32(&self, _v: &mut [u32]) {}
+
+    fn sum_u16(&self, _v: &mut [u16]) {}
+
     fn gather_f32(&self, mine: &[f32], _counts: &[usize], out: &mut [f32]) {
         out.copy_from_slice(mine);
     }
@@ -114,6 +124,30 @@ impl Comm for Local {
 
     fn abort(&self, code: i32) -> ! {
         std::process::exit(code)
+    }
+}
+
+/// Replaces the counts `v` on every rank by their element-wise sum over the ranks, sent
+/// in the narrowest words that hold every sum: the ranks first share their largest count,
+/// whose sum over the ranks bounds every summed count; under 2^16 the counts cross as
+/// u16, under 2^32 as u32, else as u64. The sums are exact either way (the same as
+/// [`Comm::sum_u64`]), at a half or a quarter of the bytes.
+pub fn sum_counts(comm: &dyn Comm, v: &mut [u64]) {
+    if comm.size() == 1 {
+        return;
+    }
+    let bound =
+        comm.gather_u64(v.iter().copied().max().unwrap_or(0)).into_iter().fold(0u64, u64::saturating_add);
+    if u16::try_from(bound).is_ok() {
+        let mut narrow: Vec<u16> = v.iter().map(|&c| c as u16).collect();
+        comm.sum_u16(&mut narrow);
+        v.iter_mut().zip(narrow).for_each(|(c, n)| *c = u64::from(n));
+    } else if u32::try_from(bound).is_ok() {
+        let mut narrow: Vec<u32> = v.iter().map(|&c| c as u32).collect();
+        comm.sum_u32(&mut narrow);
+        v.iter_mut().zip(narrow).for_each(|(c, n)| *c = u64::from(n));
+    } else {
+        comm.sum_u64(v);
     }
 }
 
@@ -159,12 +193,6 @@ pub fn scope<T>(comm: Rc<dyn Comm>, f: impl FnOnce() -> T) -> T {
     let old = CURRENT.with(|c| c.borrow_mut().replace(comm));
     let _restore = Restore(old);
     f()
-}
-
-/// Whether this process is rank 0 of the [`comm_world`] (the one that writes files).
-#[must_use]
-pub fn is_root() -> bool {
-    comm_world().rank() == 0
 }
 
 /// Threads each rank's pool should have for `requested` (`--threads`, 0 = all cores):
@@ -262,6 +290,62 @@ mod tests {
                     assert!(w[0].len() >= w[1].len() && w[0].len() <= w[1].len() + 1);
                 }
             }
+        }
+    }
+
+    /// Two ranks that counted the same: sums double; records the word width used.
+    struct Twice(std::cell::Cell<usize>);
+
+    impl Comm for Twice {
+        fn rank(&self) -> usize {
+            0
+        }
+        fn size(&self) -> usize {
+            2
+        }
+        fn sum_u64(&self, v: &mut [u64]) {
+            self.0.set(64);
+            v.iter_mut().for_each(|c| *c *= 2);
+        }
+        fn sum_u32(&self, v: &mut [u32]) {
+            self.0.set(32);
+            v.iter_mut().for_each(|c| *c *= 2);
+        }
+        fn sum_u16(&self, v: &mut [u16]) {
+            self.0.set(16);
+            v.iter_mut().for_each(|c| *c *= 2);
+        }
+        fn gather_f32(&self, _: &[f32], _: &[usize], _: &mut [f32]) {}
+        fn gather_u64(&self, mine: u64) -> Vec<u64> {
+            vec![mine, mine]
+        }
+        fn send(&self, _: usize, _: u16, _: &[u8]) {}
+        fn try_receive(&self) -> Option<(usize, u16, Vec<u8>)> {
+            None
+        }
+        fn receive(&self, _: usize) -> (u16, Vec<u8>) {
+            (0, Vec::new())
+        }
+        fn abort(&self, code: i32) -> ! {
+            std::process::exit(code)
+        }
+    }
+
+    #[test]
+    fn counts_cross_in_the_narrowest_words_that_hold_their_sums() {
+        for (max, width) in [
+            (0, 16),
+            (32_767, 16),
+            (32_768, 32),
+            (u64::from(u32::MAX / 2), 32),
+            (1 << 31, 64),
+            (u64::MAX / 2, 64),
+        ] {
+            let comm = Twice(std::cell::Cell::new(0));
+            let mut v = vec![max, 1, 0, max / 3];
+            let want: Vec<u64> = v.iter().map(|c| c * 2).collect();
+            sum_counts(&comm, &mut v);
+            assert_eq!((v, comm.0.get()), (want, width), "largest count {max}");
         }
     }
 

@@ -24,6 +24,16 @@ impl MpiComm {
         t.seconds += t0.elapsed().as_secs_f64();
         self.traffic.set(t);
     }
+
+    /// Element-wise sum over the ranks of `v`, in place (an allreduce).
+    fn all_sum<T: mpi::datatype::Equivalence + Copy>(&self, v: &mut [T]) {
+        use mpi::collective::{CommunicatorCollectives, SystemOperation};
+        let t0 = Instant::now();
+        let mine = v.to_vec();
+        self.world.all_reduce_into(&mine[..], v, SystemOperation::sum());
+        let bytes = std::mem::size_of_val(v);
+        self.count_in(t0, bytes, bytes);
+    }
 }
 
 /// Initialises MPI (one thread calls it: `MPI_THREAD_FUNNELED`).
@@ -47,11 +57,15 @@ impl Comm for MpiComm {
     }
 
     fn sum_u64(&self, v: &mut [u64]) {
-        use mpi::collective::{CommunicatorCollectives, SystemOperation};
-        let t0 = Instant::now();
-        let mine = v.to_vec();
-        self.world.all_reduce_into(&mine[..], v, SystemOperation::sum());
-        self.count_in(t0, 8 * v.len(), 8 * v.len());
+        self.all_sum(v);
+    }
+
+    fn sum_u32(&self, v: &mut [u32]) {
+        self.all_sum(v);
+    }
+
+    fn sum_u16(&self, v: &mut [u16]) {
+        self.all_sum(v);
     }
 
     fn gather_f32(&self, mine: &[f32], counts: &[usize], out: &mut [f32]) {
@@ -74,8 +88,10 @@ impl Comm for MpiComm {
 
     fn gather_u64(&self, mine: u64) -> Vec<u64> {
         use mpi::collective::CommunicatorCollectives;
+        let t0 = Instant::now();
         let mut out = vec![0u64; self.size()];
         self.world.all_gather_into(&mine, &mut out[..]);
+        self.count_in(t0, 8, 8 * (out.len() - 1));
         out
     }
 

@@ -503,7 +503,8 @@ fn vote_counts(
 /// The vote counts of a batch (`per` counts for each of `n_params` parameters): under
 /// [`dist::current`](crate::dist::current) with `N` ranks each rank counts its
 /// [`block`](crate::dist::block) of the batch and the integer counts are summed over the
-/// ranks (exact: the same counts as one process counting the whole batch).
+/// ranks (exact: the same counts as one process counting the whole batch), in the
+/// narrowest words that hold them ([`sum_counts`](crate::dist::sum_counts)).
 fn shard_counts(
     n_params: usize,
     per: usize,
@@ -513,7 +514,7 @@ fn shard_counts(
     let comm = crate::dist::current();
     let mine = &batch[crate::dist::block(batch.len(), comm.size(), comm.rank())];
     let mut counts = if mine.is_empty() && comm.size() > 1 { vec![0; n_params * per] } else { count(mine) };
-    comm.sum_u64(&mut counts);
+    crate::dist::sum_counts(&*comm, &mut counts);
     counts
 }
 

@@ -2,6 +2,8 @@
 //! simulation, random circuits and a trained Iris model.
 #![allow(dead_code)]
 
+pub mod pinned;
+
 use circuitlearn::{
     BitMatrix, Bool, BoolBuild, Circuit, CircuitBuilder, Encoder, Encoding, EvalParams, ModelSpec, Network,
     RdaRule, RdaVariant, Tool, Trainer, VoteParams, WireId, bind_params, concat_examples, eval_lanes,

@@ -1,0 +1,456 @@
+//! `circuitlearn sweep --grid GRID.toml -o DIR`: trains every point of a grid of training
+//! configurations, each into its own run directory `DIR/pNNN/` (the files `train` writes),
+//! and tabulates them in `DIR/results.tsv` (one row per point: its grid values, test
+//! accuracy, AND nodes, seconds). Every option of every point is checked before any
+//! training starts. The grid file is TOML:
+//!
+//! ```toml
+//! base = "wine.toml"   # optional: a `train --config` file (relative to this file)
+//! [set]                # optional: options every point shares, over the base
+//! epochs = 5
+//! [grid]               # lists of values; the points are every combination,
+//! lr = [0.1, 0.3]      # the first key varying slowest
+//! seed = [0, 1, 2]
+//! ```
+//!
+//! Points run through the suites' job queue ([`dist::run_jobs`](crate::dist::run_jobs)):
+//! in order in one process; under `mpirun -np N` handed out one at a time to whichever rank
+//! is free, the costliest first (epochs times the numbers of the model spec). A point is
+//! trained by one rank alone, which writes its run directory (so `DIR` must be on a file
+//! system every rank sees); rank 0 writes `results.tsv`, the same file as one process
+//! writes but for the seconds. `--resume` skips the points already finished.
+
+use super::common::{UsageError, progress, set_threads};
+use super::results::ResultsTable;
+use super::train::{INCOMPLETE_FILE, train_options};
+use crate::pipeline::{TrainConfig, TrainOptions};
+use anyhow::Context;
+use clap::Args;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+use toml::Spanned;
+
+/// Arguments of `sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// The grid: a TOML file with an optional `base = "FILE.toml"` (a `train --config`
+    /// file), an optional `[set]` table of options every point shares and a `[grid]`
+    /// table of lists of option values (every combination is a point).
+    #[arg(long, value_name = "GRID.toml")]
+    pub grid: PathBuf,
+    /// Output folder: one run directory per point (`p000`, `p001`, ...), `points.toml`
+    /// (every point's options) and `results.tsv`.
+    #[arg(short, long, visible_alias = "output")]
+    pub out: PathBuf,
+    /// Continue the sweep in the output folder: points already finished are skipped (the
+    /// grid must be the one it was started with).
+    #[arg(long)]
+    pub resume: bool,
+    /// Check every point's options and list the points; train nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Worker threads of each rank, 0 = one per core (shared among the ranks of one
+    /// machine); results do not depend on it [default: 0].
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+}
+
+/// The grid file as written.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GridFile {
+    base: Option<Spanned<String>>,
+    #[serde(default)]
+    set: BTreeMap<String, Spanned<toml::Value>>,
+    grid: Option<BTreeMap<String, Spanned<Vec<Spanned<toml::Value>>>>>,
+}
+
+/// Where an option's value was written: a file and a line.
+#[derive(Clone, Debug)]
+struct Place {
+    file: String,
+    line: usize,
+}
+
+impl std::fmt::Display for Place {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.file, self.line)
+    }
+}
+
+/// A value of the grid with its line.
+struct GridValue {
+    value: toml::Value,
+    line: usize,
+}
+
+/// The grid, checked: its keys in file order with their values, and every point.
+struct Grid {
+    keys: Vec<(String, Vec<GridValue>)>,
+    /// Per point: the index of its value of each key.
+    points: Vec<Vec<usize>>,
+    /// Per point: its options (base < set < grid values; `out` its run directory).
+    options: Vec<TrainOptions>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// A value as a cell of `results.tsv`: strings without quotes, tabs and newlines as spaces.
+fn cell(v: &toml::Value) -> String {
+    let s = match v {
+        toml::Value::String(s) => s.clone(),
+        v => v.to_string(),
+    };
+    s.replace(['\t', '\n', '\r'], " ")
+}
+
+/// Options of one `key = value`, or why they are not train options.
+fn one_option(key: &str, value: &toml::Value) -> Result<TrainOptions, String> {
+    let mut t = toml::Table::new();
+    t.insert(key.to_owned(), value.clone());
+    t.try_into::<TrainOptions>().map_err(|e| format!("{key}: {}", e.message().trim()))
+}
+
+/// The line of `key = ...` in a TOML text (the first such line), if any.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    text.lines()
+        .position(|l| l.trim_start().strip_prefix(key).is_some_and(|rest| rest.trim_start().starts_with('=')))
+        .map(|i| i + 1)
+}
+
+fn usage(place: &Place, message: impl std::fmt::Display) -> anyhow::Error {
+    UsageError(format!("{place}: {message}")).into()
+}
+
+/// Reads and checks the grid file: every value a train option of the right type, and
+/// every point's options valid ([`TrainConfig::resolve`]), each point's run directory
+/// under `out`.
+fn read_grid(path: &Path, out: &Path) -> anyhow::Result<Grid> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|e| UsageError(format!("{shown}: cannot read: {e}")))?;
+    let at = |line: usize| Place { file: shown.clone(), line };
+    let file: GridFile = toml::from_str(&text).map_err(|e| {
+        let line = e.span().map_or(1, |s| line_of(&text, s.start));
+        usage(&at(line), e.message().trim())
+    })?;
+    // The base file and its lines.
+    let (base, base_text, base_name) = match &file.base {
+        None => (TrainOptions::default(), String::new(), String::new()),
+        Some(b) => {
+            let p = path.parent().unwrap_or(Path::new("")).join(b.get_ref());
+            let t = std::fs::read_to_string(&p).map_err(|e| {
+                usage(&at(line_of(&text, b.span().start)), format!("base {}: {e}", p.display()))
+            })?;
+            let o = TrainOptions::from_toml(&t, &p.display().to_string())
+                .map_err(|e| UsageError(e.to_string()))?;
+            (o, t, p.display().to_string())
+        }
+    };
+    let sweep_sets = |place: &Place, key: &str| -> anyhow::Result<()> {
+        if key == "out" {
+            return Err(usage(place, "out: the sweep sets each point's run directory (DIR/pNNN); remove it"));
+        }
+        Ok(())
+    };
+    if base.out.is_some() {
+        let line = key_line(&base_text, "out").or_else(|| key_line(&base_text, "output")).unwrap_or(1);
+        sweep_sets(&Place { file: base_name.clone(), line }, "out")?;
+    }
+    let mut set = TrainOptions::default();
+    let mut set_lines = BTreeMap::new();
+    for (key, v) in &file.set {
+        let place = at(line_of(&text, v.span().start));
+        sweep_sets(&place, key)?;
+        set = set.overlay(&one_option(key, v.get_ref()).map_err(|m| usage(&place, m))?);
+        set_lines.insert(key.clone(), place.line);
+    }
+    let Some(grid) = file.grid.filter(|g| !g.is_empty()) else {
+        return Err(usage(&at(1), "[grid]: needs at least one key with a list of values (lr = [0.1, 0.3])"));
+    };
+    let mut keys: Vec<(usize, String, Vec<GridValue>)> = Vec::new();
+    for (key, values) in grid {
+        let place = at(line_of(&text, values.span().start));
+        sweep_sets(&place, &key)?;
+        if set_lines.contains_key(&key) {
+            return Err(usage(&place, format!("{key}: is in both [set] and [grid]")));
+        }
+        if values.get_ref().is_empty() {
+            return Err(usage(&place, format!("{key}: needs at least one value")));
+        }
+        let mut checked = Vec::new();
+        for v in values.get_ref() {
+            let line = line_of(&text, v.span().start);
+            one_option(&key, v.get_ref()).map_err(|m| usage(&at(line), m))?;
+            checked.push(GridValue { value: v.get_ref().clone(), line });
+        }
+        keys.push((values.span().start, key, checked));
+    }
+    keys.sort_by_key(|k| k.0);
+    let keys: Vec<(String, Vec<GridValue>)> = keys.into_iter().map(|(_, k, v)| (k, v)).collect();
+    let n: usize =
+        keys.iter().map(|(_, v)| v.len()).try_fold(1usize, usize::checked_mul).unwrap_or(usize::MAX);
+    if n > 100_000 {
+        return Err(usage(&at(1), format!("[grid]: {n} points; at most 100000")));
+    }
+    let width = (n.saturating_sub(1)).to_string().len().max(3);
+    let mut points = Vec::with_capacity(n);
+    let mut options = Vec::with_capacity(n);
+    for p in 0..n {
+        // Mixed radix, the last key fastest.
+        let mut rest = p;
+        let mut idx = vec![0; keys.len()];
+        for (k, (_, values)) in keys.iter().enumerate().rev() {
+            idx[k] = rest % values.len();
+            rest /= values.len();
+        }
+        let mut o = base.overlay(&set);
+        for (k, (key, values)) in keys.iter().enumerate() {
+            o = o.overlay(&one_option(key, &values[idx[k]].value).expect("checked above"));
+        }
+        o.out = Some(out.join(format!("p{p:0width$}")));
+        if let Err(e) = TrainConfig::resolve(&o) {
+            let key = e.option.trim_start_matches("--");
+            let k = keys.iter().position(|(name, _)| name == key);
+            let place = match (k, set_lines.get(key), key_line(&base_text, key)) {
+                (Some(k), ..) => at(keys[k].1[idx[k]].line),
+                (None, Some(&line), _) => at(line),
+                (None, None, Some(line)) => Place { file: base_name.clone(), line },
+                _ => at(line_of(&text, text.find("[grid]").unwrap_or(0))),
+            };
+            let values: Vec<String> = keys
+                .iter()
+                .enumerate()
+                .map(|(k, (name, v))| format!("{name} = {}", v[idx[k]].value))
+                .collect();
+            return Err(usage(&place, format!("{e} (point {p}: {})", values.join(", "))));
+        }
+        points.push(idx);
+        options.push(o);
+    }
+    Ok(Grid { keys, points, options })
+}
+
+/// A point's run directory's name (`p007`).
+fn point_name(o: &TrainOptions) -> String {
+    o.out.as_deref().and_then(Path::file_name).map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// The cost the queue orders points by (largest first): epochs times the numbers of the
+/// model spec (`lut:6:64x2` is 6 x 64 x 2), a rough size of the work.
+fn cost(o: &TrainOptions) -> u128 {
+    let epochs = o.epochs.unwrap_or(20).max(1) as u128;
+    let model = o.model.as_deref().unwrap_or("");
+    model
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|d| d.parse::<u128>().ok())
+        .filter(|&d| d > 0)
+        .fold(epochs, |c, d| c.saturating_mul(d))
+}
+
+/// Runs `sweep`.
+///
+/// # Errors
+/// A bad grid or point (exit 2, before any training), a point that fails, or an output
+/// that cannot be written.
+pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
+    let grid = read_grid(&a.grid, &a.out)?;
+    let world = crate::dist::comm_world();
+    let root = world.rank() == 0;
+    let header = std::iter::once("point".to_owned())
+        .chain(grid.keys.iter().map(|(k, _)| k.clone()))
+        .chain(["test_accuracy", "and_nodes", "seconds"].map(String::from))
+        .collect::<Vec<_>>()
+        .join("\t");
+    let recorded =
+        toml::to_string(&grid.options.iter().map(|o| (point_name(o), o.clone())).collect::<BTreeMap<_, _>>())
+            .expect("options serialize");
+    if a.dry_run {
+        if root {
+            println!("{header}");
+            for (p, idx) in grid.points.iter().enumerate() {
+                let cells: Vec<String> =
+                    grid.keys.iter().zip(idx).map(|((_, v), &i)| cell(&v[i].value)).collect();
+                println!("{}\t{}", point_name(&grid.options[p]), cells.join("\t"));
+            }
+            println!("{} points, every option valid", grid.points.len());
+        }
+        return Ok(());
+    }
+    let tsv = a.out.join("results.tsv");
+    let points_file = a.out.join("points.toml");
+    // Rank 0 alone decides what is left (it writes the folder's tables).
+    if root {
+        let earlier = std::fs::read_to_string(&points_file).ok();
+        match (&earlier, a.resume) {
+            (Some(_), false) => {
+                return Err(UsageError(format!(
+                    "{}: holds a sweep already; give --resume to continue it, or choose another -o",
+                    a.out.display()
+                ))
+                .into());
+            }
+            (Some(e), true) if *e != recorded => {
+                return Err(UsageError(format!(
+                    "{}: the sweep there has other points (its points.toml); --resume continues the same grid only",
+                    a.out.display()
+                ))
+                .into());
+            }
+            _ => {}
+        }
+        std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+        crate::io::write_atomic(&points_file, recorded.as_bytes())
+            .with_context(|| format!("writing {}", points_file.display()))?;
+    }
+    let mut table = ResultsTable::open(&tsv, &header);
+    let finished = |p: usize| {
+        let dir = grid.options[p].out.clone().unwrap_or_default();
+        table.has(&point_name(&grid.options[p]))
+            && dir.join("metrics.json").exists()
+            && !dir.join(INCOMPLETE_FILE).exists()
+    };
+    let mut todo: Vec<usize> = (0..grid.points.len()).filter(|&p| !finished(p)).collect();
+    todo.sort_by_key(|&p| std::cmp::Reverse(cost(&grid.options[p])));
+    set_threads(crate::dist::threads_per_rank(a.threads));
+    if root {
+        eprintln!(
+            "sweep: {} points, {} to train, {} rank{}",
+            grid.points.len(),
+            todo.len(),
+            world.size(),
+            if world.size() == 1 { "" } else { "s" }
+        );
+    }
+    let bar = progress(todo.len() as u64, !root, "sweep");
+    let row_cells = |p: usize| -> Vec<String> {
+        grid.keys.iter().zip(&grid.points[p]).map(|((_, v), &i)| cell(&v[i].value)).collect()
+    };
+    let work = |p: usize| -> Result<Vec<u8>, String> {
+        let o = &grid.options[p];
+        let name = point_name(o);
+        let t0 = Instant::now();
+        let run = train_options(o, None, true, std::rc::Rc::new(crate::dist::Local))
+            .and_then(|r| {
+                let r = r.expect("a process of its own is rank 0");
+                r.hardware.as_ref().map_or(Ok(()), super::export::TrainedExport::check)?;
+                Ok(r)
+            })
+            .map_err(|e| format!("{name}: {}", super::common::error_line(&e)))?;
+        let m = &run.metrics;
+        let accuracy = m["test_accuracy"].as_f64().map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
+        let ands = m["and_nodes"].as_u64().map_or_else(|| "-".to_owned(), |v| v.to_string());
+        let row = std::iter::once(name)
+            .chain(row_cells(p))
+            .chain([accuracy, ands, format!("{:.2}", t0.elapsed().as_secs_f64())])
+            .collect::<Vec<_>>()
+            .join("\t");
+        Ok(row.into_bytes())
+    };
+    let done = |p: usize, bytes: Vec<u8>| -> Result<(), String> {
+        let row = String::from_utf8(bytes).map_err(|_| format!("point {p}: a malformed result message"))?;
+        let cols: Vec<&str> = row.split('\t').collect();
+        let n = cols.len();
+        let values: Vec<String> =
+            grid.keys.iter().zip(&cols[1..n - 3]).map(|((k, _), v)| format!("{k}={v}")).collect();
+        bar.set_message(format!(
+            "{} {}: test {}, {} AND nodes, {}s",
+            cols[0],
+            values.join(" "),
+            cols[n - 3],
+            cols[n - 2],
+            cols[n - 1]
+        ));
+        table.put(row)?;
+        bar.inc(1);
+        Ok(())
+    };
+    crate::dist::run_jobs(&*world, &todo, work, done).context("sweep")?;
+    bar.finish_and_clear();
+    if root {
+        print_summary(&table, grid.keys.len());
+    }
+    Ok(())
+}
+
+/// The closing line: points, the best test accuracy and where it is.
+fn print_summary(table: &ResultsTable, n_keys: usize) {
+    let rows = table.rows();
+    let best = rows
+        .iter()
+        .filter_map(|r| {
+            let cols: Vec<&str> = r.split('\t').collect();
+            Some((cols.get(n_keys + 1)?.parse::<f64>().ok()?, cols[0].to_owned()))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
+    let best = best.map_or(String::new(), |(acc, p)| format!(", best test accuracy {acc:.4} ({p})"));
+    println!("{} points{best}; wrote {}", rows.len(), table.path().display());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grid(text: &str) -> anyhow::Result<Grid> {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("base.toml"), "data = \"iris\"\nepochs = 2\n").unwrap();
+        std::fs::write(d.path().join("g.toml"), text).unwrap();
+        read_grid(&d.path().join("g.toml"), Path::new("out"))
+    }
+
+    fn error(text: &str) -> String {
+        super::super::common::error_line(&grid(text).err().expect("an error"))
+    }
+
+    #[test]
+    fn points_are_every_combination_first_key_slowest() {
+        let g = grid(
+            "base = \"base.toml\"\n[set]\nhardware = \"none\"\n[grid]\nseed = [0, 1, 2]\nlr = [0.1, 0.3]\n",
+        )
+        .unwrap();
+        assert_eq!(g.keys.iter().map(|k| k.0.as_str()).collect::<Vec<_>>(), ["seed", "lr"]);
+        assert_eq!(g.points.len(), 6);
+        let o = &g.options[3];
+        assert_eq!(
+            (o.seed, o.lr, o.epochs, o.hardware.as_deref()),
+            (Some(1), Some(0.3), Some(2), Some("none"))
+        );
+        assert_eq!(o.out.as_deref(), Some(Path::new("out/p003")));
+    }
+
+    #[test]
+    fn a_bad_point_names_the_line_of_its_value() {
+        let e = error("[grid]\nseed = [0]\nlr = [0.3,\n  2.0]\n");
+        assert!(e.contains("g.toml:4: --lr: ") && e.contains("(point 1: seed = 0, lr = 2.0)"), "{e}");
+        let e = error("[set]\nepochs = 2\n[grid]\nmodle = [\"lut:4:8x1\"]\n");
+        assert!(e.contains("g.toml:4: ") && e.contains("modle"), "{e}");
+        let e = error("[set]\nout = \"x\"\n[grid]\nseed = [0]\n");
+        assert!(e.contains("g.toml:2: out: "), "{e}");
+        let e = error("[grid]\nseed = []\n");
+        assert!(e.contains("g.toml:2: seed: needs at least one value"), "{e}");
+        let e = error("[set]\nseed = 1\n[grid]\nseed = [0]\n");
+        assert!(e.contains("g.toml:4: seed: is in both"), "{e}");
+        let e = error("[grid]\nepochs = [\"two\"]\n");
+        assert!(e.contains("g.toml:2: epochs: "), "{e}");
+        // An option that conflicts with another: the line of the one the check names.
+        let e = error(
+            "[set]\nmargin = 0.2\n[grid]\noptimizer = [\"votes\", \"faithful\"]\nmodel = [\"table\"]\n",
+        );
+        assert!(e.contains("g.toml:2: --margin: ") && e.contains("point 1"), "{e}");
+        assert!(error("[set]\nepochs = 2\n").contains("g.toml:1: [grid]"));
+    }
+
+    #[test]
+    fn costs_order_bigger_models_first() {
+        let o = |m: &str, e: usize| TrainOptions {
+            model: Some(m.into()),
+            epochs: Some(e),
+            ..TrainOptions::default()
+        };
+        assert!(cost(&o("lut:6:64x2", 2)) > cost(&o("lut:6:64x1", 2)));
+        assert!(cost(&o("lut:6:64x1", 4)) > cost(&o("lut:6:64x1", 2)));
+    }
+}
