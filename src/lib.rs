@@ -69,7 +69,7 @@ pub use learn::portfolio::{FAMILY_NAMES, Family, PAIR_XOR_MAX_INPUTS};
 pub use learn::predict::{forward, predict};
 pub use learn::rda::rda_step;
 pub use learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
-pub use learn::ring_model::{FeatureCoding, RingModel, RingModelSpec};
+pub use learn::ring_model::{FeatureCoding, RingModel, RingModelError, RingModelSpec};
 pub use learn::spec::SpecError;
 pub use learn::{Body, Head, MAX_PARAMS, ModelError, ModelSpec, Network};
 

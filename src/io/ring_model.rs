@@ -18,7 +18,7 @@ pub const RING_FORMAT_VERSION: u64 = 1;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RingModelFile {
-    /// [`RING_FORMAT_VERSION`].
+    /// `RING_FORMAT_VERSION` (now 1).
     pub format_version: u64,
     /// `poly`.
     pub domain: String,

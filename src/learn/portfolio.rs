@@ -44,9 +44,9 @@ pub enum Family {
     /// Majorities of 7 or 15 trees of depth 8 or 10 grown on bootstrap samples.
     Bagged,
     /// One bit of the product of the input halves or of the square root of the input
-    /// (up to [`WORD_MAX_INPUTS`](super::word_arith::WORD_MAX_INPUTS) inputs), or the
+    /// (up to `WORD_MAX_INPUTS`, 64 inputs), or the
     /// sign of the signed product, either bit order, the best bit on the training rows
-    /// ([`fit_word`]).
+    /// (`fit_word`).
     WordArith,
 }
 
