@@ -7,7 +7,7 @@
 //! in two's complement. `Z_p` circuits blast too ([`bit_blast_zp`]): residues in
 //! `ceil(log2 p)` bits with a reduction circuit after every operation.
 
-use super::arith::half_adder;
+use super::arith::full_adder;
 use super::boolean::{Bool, BoolBuild};
 use super::ring::{Poly, PolyOp, Ring, Z2k, Zp};
 use crate::circuit::Signature;
@@ -148,7 +148,7 @@ pub(crate) fn reduce_once(
     let mut carry = one;
     let mut diff = Vec::with_capacity(v.len());
     for (&x, &y) in v.iter().zip(&np) {
-        let (s, c) = add3(b, x, y, carry);
+        let (s, c) = full_adder(b, x, y, carry);
         diff.push(s);
         carry = c;
     }
@@ -170,54 +170,29 @@ pub(crate) fn neg_zp(
     reduce_once(b, &d, p, one, w)
 }
 
-/// A full adder of three gates, `(x ^ y ^ z, if x ^ y { z } else { x })`: the carry as a
-/// multiplexer (three ANDs in an AIG, as the OR of two ANDs is) leaves the bit-sliced
-/// evaluator three gates a bit instead of five.
-fn add3(b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId, z: WireId) -> (WireId, WireId) {
-    let t = b.xor(x, y);
-    (b.xor(t, z), b.mux(t, x, z))
-}
-
 /// `a + b + cin` truncated to the width of `a`.
 pub(crate) fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) -> Vec<WireId> {
     let mut carry = cin;
     x.iter()
         .zip(y)
         .map(|(&p, &q)| {
-            let (s, c) = add3(b, p, q, carry);
+            let (s, c) = full_adder(b, p, q, carry);
             carry = c;
             s
         })
         .collect()
 }
 
-/// `x + y` (no carry in) truncated to the width of `x`: a half adder at bit 0.
-fn add_no_carry(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId]) -> Vec<WireId> {
-    let Some((s0, c0)) = x.first().zip(y.first()).map(|(&p, &q)| half_adder(b, p, q)) else {
-        return Vec::new();
-    };
-    let mut out = vec![s0];
-    if x.len() > 1 {
-        out.extend(add(b, &x[1..], &y[1..], c0));
-    }
-    out
-}
-
-/// `x * y` truncated to the width `k` of `x`: the sum of the rows `(x << i) & y_i` for
-/// `i < k`, each added only from bit `i` up (its lower bits are known zeros, and the
-/// accumulator's are final), the first row being the accumulator itself: `k(k+1)/2`
-/// ANDs and `k(k-1)/2` adder bits, where adding every row in full costs `k^2` of each.
+/// `x * y` truncated to the width of `x`: the sum of `(x << i) & y_i`.
 pub(crate) fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
     let k = x.len();
     let mut acc = vec![zero; k];
-    for (i, &yi) in y.iter().enumerate().take(k) {
-        let row: Vec<WireId> = (0..k - i).map(|j| b.and(x[j], yi)).collect();
-        if i == 0 {
-            acc = row;
-        } else {
-            let high = add_no_carry(b, &acc[i..], &row);
-            acc.splice(i.., high);
+    for (i, &yi) in y.iter().enumerate() {
+        let mut row = vec![zero; k];
+        for j in 0..k - i {
+            row[i + j] = b.and(x[j], yi);
         }
+        acc = add(b, &acc, &row, zero);
     }
     acc
 }
