@@ -2,9 +2,9 @@
 //! 65,536 examples (1,024 lane words). Throughput is in gate-evaluations (one gate on
 //! one example); for the reverse pass it counts the gates of the forward circuit.
 
-use circuitlearn::bench::{random_bits, random_gate_circuit};
-use circuitlearn::cat::rdiff;
-use circuitlearn::lanes::{EvalParams, Program, ReverseProgram, eval_lanes};
+use circuitlearn::{
+    EvalParams, Program, ReverseProgram, eval_lanes, random_bits, random_gate_circuit, rdiff,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const INPUTS: usize = 256;

@@ -3,12 +3,10 @@
 //! 6-input LUTs as Verilog in both LUT styles. Each iteration writes the file atomically
 //! into a temporary directory, as `circuitlearn export` does.
 
-use circuitlearn::circuit::{Circuit, CircuitBuilder, WireId};
-use circuitlearn::domain::{Bool, BoolBuild};
-use circuitlearn::io::aiger::{AigerFormat, write_netlist_aiger};
-use circuitlearn::io::blif::{BlifParams, write_blif};
-use circuitlearn::io::verilog::{LutStyle, VerilogParams, write_verilog};
-use circuitlearn::io::{Netlist, write_atomic_with};
+use circuitlearn::{
+    AigerFormat, BlifParams, Bool, BoolBuild, Circuit, CircuitBuilder, LutStyle, Netlist, VerilogParams,
+    WireId, write_atomic_with, write_blif, write_netlist_aiger, write_verilog,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;

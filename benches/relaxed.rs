@@ -4,8 +4,7 @@
 //! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints.
 //! Throughput counts (row, example) pairs produced.
 
-use circuitlearn::smooth::Tensor;
-use circuitlearn::smooth::lut::{lut, lut_grad_tables, soft_choice, soft_choice_grad_weights};
+use circuitlearn::{Tensor, lut_grad_tables, soft_choice, soft_choice_grad_weights, soft_lut};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -32,7 +31,7 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("relaxed_batch_128");
     g.throughput(Throughput::Elements((GATES * B) as u64));
     g.sample_size(20);
-    g.bench_function("gates_forward", |b| b.iter(|| lut(&wiring, &tables, &prev)));
+    g.bench_function("gates_forward", |b| b.iter(|| soft_lut(&wiring, &tables, &prev)));
     g.bench_function("gates_table_grads", |b| b.iter(|| lut_grad_tables(&wiring, &prev, &dy)));
     g.bench_function("choice16_forward", |b| b.iter(|| soft_choice(&cand, &weights, &bits)));
     g.bench_function("choice16_weight_grads", |b| b.iter(|| soft_choice_grad_weights(&cand, &bits, &dy)));

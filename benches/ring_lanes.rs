@@ -8,13 +8,10 @@
 //! the same model over 4,096 examples, one example per word against bit-sliced, in
 //! `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
 
-use circuitlearn::aig::Aig;
-use circuitlearn::cat::rdiff;
-use circuitlearn::domain::ring_kind::RingKind;
-use circuitlearn::domain::ring_lanes::{BitSliced, pack};
-use circuitlearn::lanes::{EvalParams, Program};
-use circuitlearn::learn::ring_model::{RingModel, RingModelSpec};
-use circuitlearn::train::{RingBatchRule, RingLanes, Trainer};
+use circuitlearn::{
+    Aig, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec, Trainer, rdiff,
+    ring_lanes::BitSliced, ring_lanes::pack,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const EXAMPLES: usize = 4096;

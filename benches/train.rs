@@ -2,7 +2,7 @@
 //! figure): batched RDA with vote counting on `lut:6:1000x1,groupsum:10`, 8,192 examples
 //! of 784 bits, on one thread and on the whole pool. Throughput is in examples.
 
-use circuitlearn::bench::TrainReference;
+use circuitlearn::TrainReference;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {

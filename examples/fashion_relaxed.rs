@@ -12,17 +12,11 @@
 //! fashion-mnist` trains the same way (its default model, `--lr-schedule cosine`); this
 //! example adds the accuracy curve of the discretised circuit during training.
 
-use circuitlearn::aig::Aig;
-use circuitlearn::data::idx::{FASHION_MNIST_CLASSES, FASHION_MNIST_DIR, LabelledImages, read_image_dir};
-use circuitlearn::data::{Encoder, Encoding, Features};
-use circuitlearn::domain::bind_params;
-use circuitlearn::lanes::BitMatrix;
-use circuitlearn::learn::head::accuracy;
-use circuitlearn::learn::predict::predict;
-use circuitlearn::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
-use circuitlearn::pass;
-use circuitlearn::pass::LowerParams;
-use circuitlearn::train::{RelaxedParams, train_relaxed};
+use circuitlearn::{
+    Aig, BitMatrix, Encoder, Encoding, FASHION_MNIST_CLASSES, FASHION_MNIST_DIR, Features, LabelledImages,
+    LowerParams, PassContext, PixelGrid, RelaxedNet, RelaxedParams, RelaxedSpec, accuracy, bind_params,
+    parse_script, predict, read_image_dir, run_script, train_relaxed,
+};
 use std::time::Instant;
 
 /// The first `limit` images of `set` as bits through `encoder`, with their labels.
@@ -43,7 +37,7 @@ fn arg(name: &str, default: &str) -> String {
 }
 
 fn main() {
-    circuitlearn::smooth::retain_freed_memory();
+    circuitlearn::retain_freed_memory();
     let model = arg("--model", "gates:12000x4:1000");
     let bits: usize = arg("--bits", "3").parse().unwrap();
     let limit: usize = arg("--limit", "60000").parse().unwrap();
@@ -92,12 +86,12 @@ fn main() {
             let hard = accuracy(&predict(&network, &params, &xt), &yt);
             let hard_train = accuracy(&predict(&network, &params, &x), &y);
             let lp = LowerParams { exact_inputs: 0, exact_max_nodes: 12 };
-            let script = pass::parse_script(&passes, &pass::PassContext { care: None }).unwrap();
+            let script = parse_script(&passes, &PassContext { care: None }).unwrap();
             let body = Aig::from_circuit_with(&network.circuit, Some(&params), &lp);
-            let (body, _) = pass::run_script(&body, &script, false).unwrap();
+            let (body, _) = run_script(&body, &script, false).unwrap();
             let cls = bind_params(&network.classifier(), &params).unwrap();
             let cls = Aig::from_circuit_with(&cls, None, &lp);
-            let (cls, _) = pass::run_script(&cls, &script, false).unwrap();
+            let (cls, _) = run_script(&cls, &script, false).unwrap();
             let row = serde_json::json!({
                 "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
                 "relaxed_test": soft, "test": hard, "train": hard_train,

@@ -4,13 +4,10 @@
 //! `cargo run --release --example fixed_point_iris`
 
 use anyhow::Result;
-use circuitlearn::data;
-use circuitlearn::domain::ring::bind_ring_params;
-use circuitlearn::io::verilog_ring::z2k_verilog;
-use circuitlearn::train::polycirc_iris;
+use circuitlearn::{bind_ring_params, load_dataset, polycirc_iris, z2k_verilog};
 
 fn main() -> Result<()> {
-    let run = polycirc_iris(&data::load("iris")?)?;
+    let run = polycirc_iris(&load_dataset("iris")?)?;
     println!("training accuracy {:.3} (published: 0.960)", run.train_accuracy);
     let w: Vec<f64> = run.params.iter().map(|&p| (p as i64) as f64 / 1024.0).collect();
     for (i, row) in w.chunks(4).enumerate() {

@@ -9,7 +9,7 @@
 //!
 //! Rank 0 prints one line per message size: microseconds per call (median of repeats).
 
-use circuitlearn::dist;
+use circuitlearn::{comm_world, init_mpi};
 use std::time::Instant;
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -18,8 +18,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn main() {
-    let _session = dist::init();
-    let world = dist::world();
+    let _session = init_mpi();
+    let world = comm_world();
     let (rank, size) = (world.rank(), world.size());
     if rank == 0 {
         println!("ranks {size}; microseconds per call, median of 7 rounds");
@@ -29,7 +29,7 @@ fn main() {
         let reps = (1 << 24) / bytes.max(1 << 12);
         let mut words = vec![1u64; bytes / 8];
         let floats = bytes / 4;
-        let counts: Vec<usize> = (0..size).map(|r| dist::block(floats, size, r).len()).collect();
+        let counts: Vec<usize> = (0..size).map(|r| floats / size + usize::from(r < floats % size)).collect();
         let mine = vec![0.5f32; counts[rank]];
         let mut out = vec![0.0f32; floats];
         let (mut sum, mut gather) = (Vec::new(), Vec::new());

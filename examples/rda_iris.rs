@@ -3,11 +3,10 @@
 //! `cargo run --release --example rda_iris -- --seed 3`
 
 use anyhow::Result;
-use circuitlearn::data::{self, Encoder, Encoding};
-use circuitlearn::learn::head::accuracy;
-use circuitlearn::learn::predict::predict;
-use circuitlearn::learn::{ModelSpec, Network};
-use circuitlearn::train::{RdaRule, RdaVariant, Trainer, VoteParams};
+use circuitlearn::{
+    Encoder, Encoding, ModelSpec, Network, RdaRule, RdaVariant, Trainer, VoteParams, accuracy, load_dataset,
+    predict, stratified_split,
+};
 use clap::Parser;
 
 /// Options.
@@ -23,8 +22,8 @@ struct Args {
 
 fn main() -> Result<()> {
     let args = Args::parse();
-    let iris = data::load("iris")?;
-    let (tr, te) = data::stratified_split(&iris.labels, 0.3, args.seed);
+    let iris = load_dataset("iris")?;
+    let (tr, te) = stratified_split(&iris.labels, 0.3, args.seed);
     let (train, test) = (iris.subset(&tr), iris.subset(&te));
     let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train)?;
     let spec: ModelSpec = args.model.parse()?;

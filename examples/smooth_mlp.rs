@@ -4,10 +4,9 @@
 //!
 //! `cargo run --release --example smooth_mlp -- --epochs 200`
 
-use circuitlearn::smooth::examples::Examples;
-use circuitlearn::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
-use circuitlearn::smooth::optim::{Adam, Optimizer};
-use circuitlearn::smooth::{eval, loss, parameter_changes};
+use circuitlearn::{
+    Adam, Examples, Optimizer, SmoothModel, SmoothSpec, WeightInit, eval_tensors, loss, parameter_changes,
+};
 use clap::Parser;
 
 /// Arguments.
@@ -23,7 +22,7 @@ struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    let iris = Examples::from_dataset(&circuitlearn::data::load("iris")?).map_err(anyhow::Error::msg)?;
+    let iris = Examples::from_dataset(&circuitlearn::load_dataset("iris")?).map_err(anyhow::Error::msg)?;
     // Standardise the four features so one learning rate suits all of them.
     let mut data = iris.clone();
     for f in 0..4 {
@@ -49,7 +48,7 @@ fn main() -> anyhow::Result<()> {
     for epoch in 1..=args.epochs {
         let mut inputs: Vec<_> = model.params.iter().collect();
         inputs.extend([&x, &y]);
-        let grads = eval(&changes, &inputs);
+        let grads = eval_tensors(&changes, &inputs);
         for ((p, g), opt) in model.params.iter_mut().zip(&grads).zip(&mut adam) {
             opt.step(p.data_mut(), g.data());
         }

@@ -1,15 +1,15 @@
 //! The `circuitlearn` binary: parses the command line and maps errors to exit codes.
 
-use circuitlearn::cli::{Cli, error_line, exit_code, run};
+use circuitlearn::{Cli, error_line, exit_code, run};
 use clap::Parser;
 
 fn main() {
-    circuitlearn::smooth::retain_freed_memory();
+    circuitlearn::retain_freed_memory();
     // Under `mpirun` (feature `mpi`) this joins the MPI job; otherwise it does nothing.
-    let _session = circuitlearn::dist::init();
+    let _session = circuitlearn::init_mpi();
     let cli = Cli::parse();
     if let Err(e) = run(cli) {
-        let world = circuitlearn::dist::world();
+        let world = circuitlearn::comm_world();
         let code = exit_code(&e);
         if world.size() == 1 {
             eprintln!("error: {}", error_line(&e));

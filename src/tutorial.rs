@@ -4,21 +4,20 @@
 //! (each block is a doctest, `cargo test --doc tutorial`). It follows the path every
 //! model takes in circuitlearn: a parametrised Boolean circuit `f : P x A -> B`, its
 //! reverse derivative `R[f]` (also a circuit), an update rule built from it, the
-//! [`Trainer`](crate::train::Trainer) that runs the rule, and the lowering of the
+//! [`Trainer`](crate::Trainer) that runs the rule, and the lowering of the
 //! trained circuit to an AIG that the optimisation passes work on.
 //!
 //! # 1. Building a circuit
 //!
-//! A [`Circuit<S>`](crate::circuit::Circuit) is a flat arena of gates over a signature
-//! `S`; for Boolean circuits `S` is [`Bool`](crate::domain::Bool). A
-//! [`CircuitBuilder`](crate::circuit::CircuitBuilder) is created with the number of
+//! A [`Circuit<S>`](crate::Circuit) is a flat arena of gates over a signature
+//! `S`; for Boolean circuits `S` is [`Bool`](crate::Bool). A
+//! [`CircuitBuilder`](crate::CircuitBuilder) is created with the number of
 //! parameter inputs and argument inputs (parameters come first), gates are added by the
-//! [`BoolBuild`](crate::domain::BoolBuild) methods (`and`, `xor`, `or`, `not`, `mux`,
+//! [`BoolBuild`](crate::BoolBuild) methods (`and`, `xor`, `or`, `not`, `mux`,
 //! `lut`, `constant`), and `finish` names the outputs. `eval_one` evaluates one example.
 //!
 //! ```
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
+//! use circuitlearn::{Bool, BoolBuild, CircuitBuilder};
 //!
 //! // A full adder: (a, b, c) -> (sum, carry). No parameters, three arguments.
 //! let mut b = CircuitBuilder::<Bool>::new(0, 3);
@@ -44,8 +43,7 @@
 //! the learned models is the LUT whose table is the parameters:
 //!
 //! ```
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
+//! use circuitlearn::{Bool, BoolBuild, CircuitBuilder};
 //!
 //! // P x A -> B with P = 4 table bits, A = 2 address bits.
 //! let mut b = CircuitBuilder::<Bool>::new(4, 2);
@@ -66,16 +64,14 @@
 //!
 //! # 2. The reverse derivative `R[f]`
 //!
-//! [`rdiff`](crate::cat::rdiff) turns `f : X -> Y` into `R[f] : X x Y -> X`, again a
+//! [`rdiff`](crate::rdiff) turns `f : X -> Y` into `R[f] : X x Y -> X`, again a
 //! circuit over the same signature: its inputs are `f`'s inputs (parameters included)
 //! followed by one change `dy` per output, its outputs one change per input. Over `Z2`,
 //! `R[and](a, b, dy) = (dy & b, dy & a)`: a change of the output is sent to an input
 //! exactly where that input can flip the output.
 //!
 //! ```
-//! use circuitlearn::cat::rdiff;
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
+//! use circuitlearn::{Bool, BoolBuild, CircuitBuilder, rdiff};
 //!
 //! let mut b = CircuitBuilder::<Bool>::new(0, 2);
 //! let x = b.args();
@@ -89,16 +85,13 @@
 //! ```
 //!
 //! Training evaluates `R[f]` on many examples at once. A
-//! [`BitMatrix`](crate::lanes::BitMatrix) holds one row per circuit input and one bit
-//! per example, 64 examples per `u64` word; [`eval_lanes`](crate::lanes::eval_lanes)
-//! (or a compiled [`Program`](crate::lanes::Program)) evaluates a circuit on every
+//! [`BitMatrix`](crate::BitMatrix) holds one row per circuit input and one bit
+//! per example, 64 examples per `u64` word; [`eval_lanes`](crate::eval_lanes)
+//! (or a compiled [`Program`](crate::Program)) evaluates a circuit on every
 //! example bit-parallel, and gives the same bits as `eval_one` example by example.
 //!
 //! ```
-//! use circuitlearn::cat::rdiff;
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
-//! use circuitlearn::lanes::{BitMatrix, EvalParams, eval_lanes};
+//! use circuitlearn::{BitMatrix, Bool, BoolBuild, CircuitBuilder, EvalParams, eval_lanes, rdiff};
 //!
 //! // f(p, x) = LUT_p(x0, x1): R[f] tells which table entry and which address bit an
 //! // output change reaches.
@@ -126,14 +119,12 @@
 //!
 //! Reverse derivative ascent (RDA) uses exactly this: with `dy = y ^ f(p, x)` (the
 //! error), the parameter part `R[f]((p, x), dy)_P` is the change that moves `p`
-//! towards the target. [`rda_step`](crate::learn::rda::rda_step) builds the whole step
+//! towards the target. [`rda_step`](crate::rda_step) builds the whole step
 //! `P x (A, Y) -> P` as one circuit, composed from lenses
 //! (`(model ⊗ id_Y) ; xor_loss ; error_feedback`):
 //!
 //! ```
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
-//! use circuitlearn::learn::rda::rda_step;
+//! use circuitlearn::{Bool, BoolBuild, CircuitBuilder, rda_step};
 //!
 //! let mut b = CircuitBuilder::<Bool>::new(4, 2);
 //! let (table, x) = (b.params(), b.args());
@@ -148,18 +139,15 @@
 //!
 //! # 3. A model and the training engine
 //!
-//! A model is a [`Network`](crate::learn::Network): a parametrised circuit from input
+//! A model is a [`Network`](crate::Network): a parametrised circuit from input
 //! bits to output bits plus a head that reads the outputs as a class. The usual way to
-//! get one is a [`ModelSpec`](crate::learn::ModelSpec) (the `--model` strings of the
-//! command line); [`RdaRule`](crate::train::RdaRule) is the update rule of the RDA
-//! family, and a [`Trainer`](crate::train::Trainer) runs any rule: epochs, the visiting
+//! get one is a [`ModelSpec`](crate::ModelSpec) (the `--model` strings of the
+//! command line); [`RdaRule`](crate::RdaRule) is the update rule of the RDA
+//! family, and a [`Trainer`](crate::Trainer) runs any rule: epochs, the visiting
 //! order, the random generator, limits, hooks and checkpoints.
 //!
 //! ```
-//! use circuitlearn::lanes::BitMatrix;
-//! use circuitlearn::learn::Network;
-//! use circuitlearn::learn::predict::predict;
-//! use circuitlearn::train::{Init, RdaRule, RdaVariant, StopReason, Trainer};
+//! use circuitlearn::{BitMatrix, Init, Network, RdaRule, RdaVariant, StopReason, Trainer, predict};
 //!
 //! // 3-input majority, every input pattern once.
 //! let examples: Vec<[bool; 3]> = (0..8).map(|v| [v & 1 == 1, v & 2 == 2, v & 4 == 4]).collect();
@@ -180,17 +168,15 @@
 //! Layered LUT networks train with vote counting ([`RdaVariant::Votes`]), where each
 //! batch evaluates `R[f]_P` bit-parallel and each parameter flips when its flip votes
 //! outweigh its keep votes ([`VoteParams`]). The hook of
-//! [`Trainer::run`](crate::train::Trainer::run) sees every epoch's end; a
-//! [`Checkpoint`](crate::train::Checkpoint) taken there, stored as bytes and restored,
+//! [`Trainer::run`](crate::Trainer::run) sees every epoch's end; a
+//! [`Checkpoint`](crate::Checkpoint) taken there, stored as bytes and restored,
 //! continues to exactly the parameters of an uninterrupted run:
 //!
-//! [`RdaVariant::Votes`]: crate::train::RdaVariant::Votes
-//! [`VoteParams`]: crate::train::VoteParams
+//! [`RdaVariant::Votes`]: crate::RdaVariant::Votes
+//! [`VoteParams`]: crate::VoteParams
 //!
 //! ```
-//! use circuitlearn::lanes::BitMatrix;
-//! use circuitlearn::learn::{Head, Network};
-//! use circuitlearn::train::{Checkpoint, RdaEpoch, RdaRule, RdaVariant, Trainer, VoteParams};
+//! use circuitlearn::{BitMatrix, Checkpoint, Head, Network, RdaEpoch, RdaRule, RdaVariant, Trainer, VoteParams};
 //!
 //! // y = (x0 & x1) | (x2 ^ x3) on all 16 patterns, two copies each.
 //! let examples: Vec<Vec<bool>> = (0..32u32).map(|v| (0..4).map(|i| v >> i & 1 == 1).collect()).collect();
@@ -232,12 +218,7 @@
 //! generic `R[f]` is what trains it.
 //!
 //! ```
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::{Bool, BoolBuild};
-//! use circuitlearn::lanes::BitMatrix;
-//! use circuitlearn::learn::predict::predict;
-//! use circuitlearn::learn::{Network, ModelSpec};
-//! use circuitlearn::train::{Init, RdaRule, RdaVariant, Trainer};
+//! use circuitlearn::{BitMatrix, Bool, BoolBuild, CircuitBuilder, Init, ModelSpec, Network, RdaRule, RdaVariant, Trainer, predict};
 //!
 //! let mut b = CircuitBuilder::<Bool>::new(5, 3);
 //! let (p, x) = (b.params(), b.args());
@@ -262,23 +243,16 @@
 //!
 //! # 5. From the trained circuit to an optimised AIG
 //!
-//! [`Network::classifier`](crate::learn::Network::classifier) is the whole classifier
+//! [`Network::classifier`](crate::Network::classifier) is the whole classifier
 //! (body and head, output the class index in binary). Lowered with its trained
-//! parameters folded in ([`Aig::from_circuit_with`](crate::aig::Aig::from_circuit_with)),
-//! it becomes an AIG; a pass script ([`pass::parse_script`](crate::pass::parse_script))
-//! runs on it ([`pass::run_script`](crate::pass::run_script)), with every
+//! parameters folded in ([`Aig::from_circuit_with`](crate::Aig::from_circuit_with)),
+//! it becomes an AIG; a pass script ([`parse_script`](crate::parse_script))
+//! runs on it ([`run_script`](crate::run_script)), with every
 //! function-preserving pass proven equivalent when `check` is set. This is what
 //! `circuitlearn train` counts as `and_nodes`.
 //!
 //! ```
-//! use circuitlearn::aig::Aig;
-//! use circuitlearn::pass::LowerParams;
-//! use circuitlearn::lanes::BitMatrix;
-//! use circuitlearn::learn::Network;
-//! use circuitlearn::learn::head::classes_of_indices;
-//! use circuitlearn::learn::predict::predict;
-//! use circuitlearn::pass::{self, PassContext};
-//! use circuitlearn::train::{Init, RdaRule, RdaVariant, Trainer};
+//! use circuitlearn::{Aig, BitMatrix, Init, LowerParams, Network, PassContext, RdaRule, RdaVariant, Trainer, classes_of_indices, parse_script, predict, run_script};
 //!
 //! let examples: Vec<[bool; 3]> = (0..8).map(|v| [v & 1 == 1, v & 2 == 2, v & 4 == 4]).collect();
 //! let labels: Vec<u32> = examples.iter().map(|e| u32::from(e.iter().filter(|b| **b).count() >= 2)).collect();
@@ -289,8 +263,8 @@
 //!
 //! let lower = LowerParams { exact_inputs: 3, exact_max_nodes: 12 };
 //! let aig = Aig::from_circuit_with(&net.classifier(), Some(rule.params()), &lower);
-//! let script = pass::parse_script("strash,fraig,balance", &PassContext::default())?;
-//! let (optimised, stats) = pass::run_script(&aig, &script, true)?;
+//! let script = parse_script("strash,fraig,balance", &PassContext::default())?;
+//! let (optimised, stats) = run_script(&aig, &script, true)?;
 //! for s in &stats {
 //!     println!("{}: {} -> {} ANDs", s.pass, s.ands_before, s.ands_after);
 //! }
@@ -302,22 +276,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! From here the [`io`](crate::io) writers export the AIG or the bound circuit as
-//! Verilog, BLIF or AIGER, and [`verify`](crate::verify) proves two circuits equivalent.
+//! From here the writers ([`to_verilog`](crate::to_verilog), [`to_blif`](crate::to_blif), [`write_aiger`](crate::write_aiger)) export the AIG or the bound circuit as
+//! Verilog, BLIF or AIGER, and [`cec`](crate::cec) proves two circuits equivalent.
 //! The whole path from options to files is [`pipeline`](crate::pipeline), which is what
 //! `circuitlearn train` runs.
 //!
 //! # 6. The same core over rings
 //!
 //! Nothing above is specific to `Z2`: circuits, lenses and `R[-]` are generic over the
-//! gate signature. [`domain::ring`](crate::domain::ring) has polynomial circuits over
+//! gate signature. [`Poly`](crate::Poly) gives polynomial circuits over
 //! `Z_(2^k)` and `Z_p`, where `R[f]` is the usual derivative (sums and products of the
-//! ring), and [`train::RingRule`](crate::train::RingRule) trains them in fixed point:
+//! ring), and [`train::RingRule`](crate::RingRule) trains them in fixed point:
 //!
 //! ```rust
-//! use circuitlearn::cat::rdiff;
-//! use circuitlearn::circuit::CircuitBuilder;
-//! use circuitlearn::domain::ring::{Poly, PolyBuild, PolyOp, Zp};
+//! use circuitlearn::{CircuitBuilder, Poly, PolyBuild, PolyOp, Zp, rdiff};
 //!
 //! // f(x0, x1) = x0 * x1 + x0 over Z_251; R[f](x, dy) = (dy * (x1 + 1), dy * x0).
 //! let mut b = CircuitBuilder::<Poly<Zp<251>>>::new(0, 2);

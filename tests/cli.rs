@@ -146,7 +146,7 @@ fn bad_input_gives_one_line_and_exit_2() {
 /// the suite resumes instead of redoing work.
 #[test]
 fn iwls_fits_selects_and_writes_a_small_aig() {
-    use circuitlearn::io::aiger_reader::read_aiger;
+    use circuitlearn::read_aiger;
     let d = tempfile::tempdir().unwrap();
     let row = |v: u32| {
         let bits: String = (0..10).map(|i| if v >> i & 1 == 1 { '1' } else { '0' }).collect();

@@ -7,7 +7,7 @@ mod common;
 
 use common::circuitlearn;
 
-use circuitlearn::tools::Tool;
+use circuitlearn::Tool;
 use common::have;
 use std::path::Path;
 use std::process::{Command, Output};
@@ -366,17 +366,14 @@ fn export_of_a_model_is_the_counted_classifier() -> Result<(), Box<dyn std::erro
 
 /// Runs `<dir>/<module>_tb.v` against `design` in Icarus; `None` when Icarus is missing
 /// (and not required).
-fn icarus(dir: &Path, design: &Path, module: &str) -> Option<circuitlearn::tools::IcarusOutcome> {
+fn icarus(dir: &Path, design: &Path, module: &str) -> Option<circuitlearn::IcarusOutcome> {
     if !have(&[Tool::Iverilog, Tool::Vvp]) {
         eprintln!("skipped: Icarus Verilog not installed");
         return None;
     }
     let bench = dir.join(format!("{module}_tb.v"));
-    let limits = circuitlearn::tools::ToolLimits::default();
-    Some(
-        circuitlearn::tools::run_icarus_limited(dir, &bench, design, &format!("{module}_tb"), 1, &limits)
-            .unwrap(),
-    )
+    let limits = circuitlearn::ToolLimits::default();
+    Some(circuitlearn::run_icarus_limited(dir, &bench, design, &format!("{module}_tb"), 1, &limits).unwrap())
 }
 
 /// The header says what every input bit means and the class order; `--raw-features`
@@ -385,7 +382,7 @@ fn icarus(dir: &Path, design: &Path, module: &str) -> Option<circuitlearn::tools
 /// pipeline every third cycle).
 #[test]
 fn export_documents_ports_takes_raw_features_and_valid_bits() -> Result<(), Box<dyn std::error::Error>> {
-    use circuitlearn::tools::IcarusOutcome;
+    use circuitlearn::IcarusOutcome;
     let d = tempfile::tempdir()?;
     train(d.path());
     let v = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.v"))?;
@@ -443,7 +440,7 @@ fn verify_proves_the_counted_classifier_is_the_trained_network() -> Result<(), B
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(String::from_utf8_lossy(&o.stdout).contains("network: equivalent ("), "{o:?}");
     let run = d.path().join("runs/iris");
-    let (mut aig, _) = circuitlearn::io::aiger_reader::read_aiger(&run.join("classifier.aig"))?;
+    let (mut aig, _) = circuitlearn::read_aiger(&run.join("classifier.aig"))?;
     let first = aig.outputs()[0];
     aig.set_output(0, !first);
     circuitlearn::pipeline::write_classifier(

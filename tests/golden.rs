@@ -88,8 +88,8 @@ fn the_smooth_mlp_is_pinned() {
 /// The yarrow-polycirc Iris demo in `Z_(2^64)`: its trained fixed-point weights.
 #[test]
 fn the_polycirc_repro_is_pinned() {
-    let iris = circuitlearn::data::load("iris").unwrap();
-    let run = circuitlearn::train::polycirc_iris(&iris).unwrap();
+    let iris = circuitlearn::load_dataset("iris").unwrap();
+    let run = circuitlearn::polycirc_iris(&iris).unwrap();
     let weights: Vec<i64> = run.params.iter().map(|&p| p.cast_signed()).collect();
     assert_eq!(
         weights,
@@ -102,7 +102,7 @@ fn the_polycirc_repro_is_pinned() {
 /// Trains `toml`'s run through the library pipeline (no synthesis) and checks the
 /// `model.json` it writes.
 fn assert_pinned_pipeline(what: &str, toml: &str, len: usize, hash: u64) {
-    use circuitlearn::pipeline::{self, TrainConfig, TrainOptions};
+    use circuitlearn::{pipeline, pipeline::TrainConfig, pipeline::TrainOptions};
     let cfg = TrainConfig::resolve(&TrainOptions::from_toml(toml, what).unwrap()).unwrap();
     let data = pipeline::load_data(&cfg).unwrap();
     let trained = pipeline::train(&cfg, &data, None, &mut |_| {}).unwrap();

@@ -216,12 +216,12 @@ fn data_is_sized_before_it_is_allocated() {
     // An IDX directory declaring five million images it does not hold.
     let img = p.join("img");
     std::fs::create_dir(&img).unwrap();
-    let header = circuitlearn::data::idx::encode_u8(&[5_000_000, 28, 28], &[0; 64]);
+    let header = circuitlearn::encode_u8(&[5_000_000, 28, 28], &[0; 64]);
     for (name, bytes) in [
         ("train-images-idx3-ubyte", header.clone()),
-        ("train-labels-idx1-ubyte", circuitlearn::data::idx::encode_u8(&[5_000_000], &[0; 64])),
-        ("t10k-images-idx3-ubyte", circuitlearn::data::idx::encode_u8(&[1, 28, 28], &[0; 784])),
-        ("t10k-labels-idx1-ubyte", circuitlearn::data::idx::encode_u8(&[1], &[0])),
+        ("train-labels-idx1-ubyte", circuitlearn::encode_u8(&[5_000_000], &[0; 64])),
+        ("t10k-images-idx3-ubyte", circuitlearn::encode_u8(&[1, 28, 28], &[0; 784])),
+        ("t10k-labels-idx1-ubyte", circuitlearn::encode_u8(&[1], &[0])),
     ] {
         std::fs::write(img.join(name), bytes).unwrap();
     }
@@ -303,16 +303,15 @@ fn hostile_data_under_an_address_space_limit_exits_2() {
     let n_images = 200_000u32;
     let pixels = n_images as usize * 784;
     let chunk = vec![0u8; 1 << 20];
-    let chunks = std::iter::once(circuitlearn::data::idx::encode_u8(&[n_images, 28, 28], &[]))
+    let chunks = std::iter::once(circuitlearn::encode_u8(&[n_images, 28, 28], &[]))
         .chain((0..pixels >> 20).map(|_| chunk.clone()))
         .chain(std::iter::once(vec![0u8; pixels % (1 << 20)]));
     std::fs::write(img.join("train-images-idx3-ubyte.gz"), gzip(chunks)).unwrap();
-    let labels = circuitlearn::data::idx::encode_u8(&[n_images], &vec![0; n_images as usize]);
+    let labels = circuitlearn::encode_u8(&[n_images], &vec![0; n_images as usize]);
     std::fs::write(img.join("train-labels-idx1-ubyte.gz"), gzip([labels])).unwrap();
-    let test_images = circuitlearn::data::idx::encode_u8(&[1, 28, 28], &[0; 784]);
+    let test_images = circuitlearn::encode_u8(&[1, 28, 28], &[0; 784]);
     std::fs::write(img.join("t10k-images-idx3-ubyte"), test_images).unwrap();
-    std::fs::write(img.join("t10k-labels-idx1-ubyte"), circuitlearn::data::idx::encode_u8(&[1], &[0]))
-        .unwrap();
+    std::fs::write(img.join("t10k-labels-idx1-ubyte"), circuitlearn::encode_u8(&[1], &[0])).unwrap();
     // 3,000 features x 1,000 rows (12 MB of text) encoded with 4,096 bits per feature: 12
     // million bits x 700 training rows, 1.1 GB.
     write_wide_csv(&p.join("enc.csv"), 3000, 1000);
@@ -358,23 +357,12 @@ fn generated_headers_and_encodings_under_an_address_space_limit_exit_2() {
                 if gz { [log(10, 24), log(0, 4), log(0, 4)] } else { [log(10, 32), log(0, 10), log(0, 10)] };
             let data: Vec<u8> = (0..rng.random_range(0..1000)).map(|_| rng.random()).collect();
             let name = if gz { "train-images-idx3-ubyte.gz" } else { "train-images-idx3-ubyte" };
-            let bytes = circuitlearn::data::idx::encode_u8(&dims, &data);
+            let bytes = circuitlearn::encode_u8(&dims, &data);
             std::fs::write(dir.join(name), if gz { gzip([bytes]) } else { bytes }).unwrap();
-            std::fs::write(
-                dir.join("train-labels-idx1-ubyte"),
-                circuitlearn::data::idx::encode_u8(&[1], &[0]),
-            )
-            .unwrap();
-            std::fs::write(
-                dir.join("t10k-images-idx3-ubyte"),
-                circuitlearn::data::idx::encode_u8(&[1, 1, 1], &[0]),
-            )
-            .unwrap();
-            std::fs::write(
-                dir.join("t10k-labels-idx1-ubyte"),
-                circuitlearn::data::idx::encode_u8(&[1], &[0]),
-            )
-            .unwrap();
+            std::fs::write(dir.join("train-labels-idx1-ubyte"), circuitlearn::encode_u8(&[1], &[0])).unwrap();
+            std::fs::write(dir.join("t10k-images-idx3-ubyte"), circuitlearn::encode_u8(&[1, 1, 1], &[0]))
+                .unwrap();
+            std::fs::write(dir.join("t10k-labels-idx1-ubyte"), circuitlearn::encode_u8(&[1], &[0])).unwrap();
             vec!["train".into(), "--data".into(), dir.display().to_string()]
         } else {
             // A data set that is small as text but wide when encoded: `features` columns,

@@ -2,10 +2,10 @@
 //! rule for `R[-]`, linearity of `R[f](x, -)`, one-gate rules against bit flips, and the
 //! bit-parallel evaluator against the one-example reference.
 
-use circuitlearn::cat::{Lens, rdiff};
-use circuitlearn::circuit::{Circuit, CircuitBuilder, Signature, WireId};
-use circuitlearn::domain::Bool;
-use circuitlearn::lanes::{BitMatrix, EvalParams, ReverseProgram, eval_lanes};
+use circuitlearn::{
+    BitMatrix, Bool, Circuit, CircuitBuilder, EvalParams, Lens, ReverseProgram, Signature, WireId,
+    eval_lanes, rdiff,
+};
 use proptest::prelude::*;
 
 /// A recipe for a random circuit: gate choices and fan-in picks as raw numbers.

@@ -4,10 +4,7 @@
 
 mod common;
 
-use circuitlearn::io::aiger_reader::read_aiger;
-use circuitlearn::io::truth::{Function, parse_truth};
-use circuitlearn::tools::abc::{Cec, Matching};
-use circuitlearn::tools::{Tool, abc_cec};
+use circuitlearn::{Cec, Function, Matching, Tool, abc_cec, parse_truth, read_aiger};
 use common::circuitlearn;
 use std::path::{Path, PathBuf};
 

@@ -140,3 +140,18 @@ fn the_cycle_finder_finds_a_cycle() {
     }
     assert_eq!(cycles(&g), vec![vec!["x".to_owned(), "y".to_owned(), "z".to_owned()]]);
 }
+
+#[test]
+fn the_api_is_the_crate_root_and_the_pipeline() {
+    // Implementation modules are private; the crate root re-exports the API. Only the
+    // pipeline (the library form of `circuitlearn train`) and the tutorial are modules.
+    let lib =
+        code(&std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap());
+    let public: Vec<&str> = lib
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("pub mod "))
+        .map(|m| m.trim_end_matches(';'))
+        .collect();
+    assert_eq!(public, ["pipeline", "tutorial"], "public modules in src/lib.rs");
+    assert!(lib.contains("mod cli;") && lib.contains("mod bench;"), "cli and bench are private modules");
+}

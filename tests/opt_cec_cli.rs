@@ -6,10 +6,7 @@ mod common;
 
 use common::circuitlearn;
 
-use circuitlearn::aig::Aig;
-use circuitlearn::io::aiger_reader::read_aiger;
-use circuitlearn::tools::abc::{Cec, Matching};
-use circuitlearn::tools::{Tool, abc_cec};
+use circuitlearn::{Aig, Cec, Matching, Tool, abc_cec, read_aiger};
 use std::path::{Path, PathBuf};
 
 fn epfl(name: &str) -> PathBuf {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use circuitlearn::tools::Tool;
+use circuitlearn::Tool;
 use common::{circuitlearn, have};
 use std::path::Path;
 use std::process::Output;

@@ -6,7 +6,7 @@ mod common;
 
 use common::circuitlearn;
 
-use circuitlearn::tools::Tool;
+use circuitlearn::Tool;
 use common::have;
 use std::path::Path;
 use std::process::Output;

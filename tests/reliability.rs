@@ -5,7 +5,7 @@
 
 mod common;
 
-use circuitlearn::train::{Checkpoint, RdaEpoch};
+use circuitlearn::{Checkpoint, RdaEpoch};
 use common::circuitlearn;
 
 use std::path::Path;
@@ -135,10 +135,8 @@ fn smooth_and_relaxed_training_are_byte_for_byte_reproducible() {
 /// trained parameters and word-level Verilog are identical whatever the thread pool.
 #[test]
 fn ring_training_is_byte_for_byte_reproducible() {
-    use circuitlearn::domain::ring::bind_ring_params;
-    use circuitlearn::io::verilog_ring::z2k_verilog;
-    use circuitlearn::train::polycirc_iris;
-    let iris = circuitlearn::data::load("iris").unwrap();
+    use circuitlearn::{bind_ring_params, polycirc_iris, z2k_verilog};
+    let iris = circuitlearn::load_dataset("iris").unwrap();
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         pool.install(|| {

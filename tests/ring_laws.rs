@@ -3,9 +3,7 @@
 //! `tests/laws.rs`). Reverse derivatives must compose by the chain rule and be linear in
 //! the output change; composition is associative with identities; `⊗` is functorial.
 
-use circuitlearn::cat::{Lens, rdiff};
-use circuitlearn::circuit::{Circuit, CircuitBuilder, Signature, WireId};
-use circuitlearn::domain::ring::{Poly, PolyOp, Ring, Z2k, Zp};
+use circuitlearn::{Circuit, CircuitBuilder, Lens, Poly, PolyOp, Ring, Signature, WireId, Z2k, Zp, rdiff};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -88,7 +86,7 @@ fn linear_in_dy<R: Ring>(f: &Recipe, s: u64) -> bool {
 
 /// Word-lane evaluation (one example per word, tiled) agrees with one-example evaluation.
 fn lanes_agree<R: Ring>(f: &Recipe, s: u64, n: usize, tw: usize) -> bool {
-    use circuitlearn::lanes::{EvalParams, Program, WordMatrix};
+    use circuitlearn::{EvalParams, Program, WordMatrix};
     let c = build::<R>(f, 1, 3);
     let examples: Vec<Vec<u64>> = (0..n).map(|e| values::<R>(s ^ e as u64, 4)).collect();
     let out = Program::new(&c).eval_words(
@@ -147,14 +145,14 @@ fn mul_rule_is_the_product_rule() {
 
 #[test]
 fn polycirc_iris_repro_reaches_the_published_96_percent() {
-    let acc = circuitlearn::cli::repro_polycirc_iris().unwrap();
+    let acc = circuitlearn::repro_polycirc_iris().unwrap();
     assert!((acc - 0.96).abs() < 1e-9, "{acc}");
 }
 
 /// The saturating semiring `Sat_1000` (add, multiply, constants): the same laws.
 mod sat {
     use super::*;
-    use circuitlearn::domain::sat::{Sat, SatOp};
+    use circuitlearn::{Sat, SatOp};
     type S = Sat<1000>;
 
     fn build_sat(r: &Recipe, n_params: usize, n_args: usize) -> Circuit<S> {

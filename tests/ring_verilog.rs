@@ -5,19 +5,14 @@
 
 mod common;
 
-use circuitlearn::data;
-use circuitlearn::domain::blast::bit_blast;
-use circuitlearn::domain::ring::bind_ring_params;
-use circuitlearn::io::Netlist;
-use circuitlearn::io::testbench::write_testbench;
-use circuitlearn::io::verilog_ring::z2k_verilog;
-use circuitlearn::lanes::BitMatrix;
-use circuitlearn::tools::{IcarusOutcome, Tool, run_icarus};
-use circuitlearn::train::polycirc_iris;
+use circuitlearn::{
+    BitMatrix, IcarusOutcome, Netlist, Tool, bind_ring_params, bit_blast, load_dataset, polycirc_iris,
+    run_icarus, write_testbench, z2k_verilog,
+};
 
 #[test]
 fn trained_ring_model_simulates_bit_exact_in_icarus() {
-    let run = polycirc_iris(&data::load("iris").unwrap()).unwrap();
+    let run = polycirc_iris(&load_dataset("iris").unwrap()).unwrap();
     assert!((run.train_accuracy - 0.96).abs() < 1e-9);
     let bound = bind_ring_params(&run.model, &run.params).unwrap();
     let blasted = bit_blast(&bound);
@@ -50,11 +45,10 @@ fn trained_ring_model_simulates_bit_exact_in_icarus() {
 /// input of the step as a port: Icarus agrees with the evaluator on random vectors.
 #[test]
 fn fixed_point_step_simulates_bit_exact_in_icarus() {
-    use circuitlearn::cat::learner::{displacement, feedback, learner, step};
-    use circuitlearn::circuit::CircuitBuilder;
-    use circuitlearn::domain::ring::{Poly, PolyBuild, PolyOp, Z2k};
-    use circuitlearn::io::testbench::random_inputs;
-    use circuitlearn::learn::fixed::{clipped_displacement, fixed_gd, linear};
+    use circuitlearn::{
+        CircuitBuilder, Poly, PolyBuild, PolyOp, Z2k, displacement, feedback, fixed::clipped_displacement,
+        fixed::fixed_gd, fixed::linear, learner, random_inputs, step,
+    };
     type R = Z2k<16>;
     let model = linear::<R>(2, 3);
     let zero = |b: &mut CircuitBuilder<Poly<R>>| b.poly(PolyOp::Const(0), &[]);
@@ -82,11 +76,9 @@ fn fixed_point_step_simulates_bit_exact_in_icarus() {
 /// which are checked against the word-level evaluator first.
 #[test]
 fn zp_circuit_simulates_bit_exact_in_icarus() {
-    use circuitlearn::circuit::CircuitBuilder;
-    use circuitlearn::domain::blast::{bit_blast_zp, zp_width};
-    use circuitlearn::domain::ring::{Poly, PolyBuild, PolyOp, Zp};
-    use circuitlearn::io::testbench::random_inputs;
-    use circuitlearn::io::verilog_ring::zp_verilog;
+    use circuitlearn::{
+        CircuitBuilder, Poly, PolyBuild, PolyOp, Zp, bit_blast_zp, random_inputs, zp_verilog, zp_width,
+    };
     type F = Zp<251>;
     let mut b = CircuitBuilder::<Poly<F>>::new(0, 3);
     let x = b.args();
@@ -137,12 +129,10 @@ fn zp_circuit_simulates_bit_exact_in_icarus() {
 /// proven equivalent by SAT (`Z_(2^8)` multiply-accumulate, 24 input bits).
 #[test]
 fn blasted_ring_circuit_round_trips_through_aiger_proven_by_sat() {
-    use circuitlearn::aig::Aig;
-    use circuitlearn::circuit::CircuitBuilder;
-    use circuitlearn::domain::ring::{Poly, PolyBuild, PolyOp, Z2k};
-    use circuitlearn::io::aiger::{AigerFormat, netlist_to_aiger};
-    use circuitlearn::io::aiger_reader::parse_aiger;
-    use circuitlearn::verify::{CecMethod, CecParams, Verdict, cec};
+    use circuitlearn::{
+        Aig, AigerFormat, CecMethod, CecParams, CircuitBuilder, Poly, PolyBuild, PolyOp, Verdict, Z2k, cec,
+        netlist_to_aiger, parse_aiger,
+    };
     let mut b = CircuitBuilder::<Poly<Z2k<8>>>::new(0, 3);
     let x = b.args();
     let m = b.poly(PolyOp::Mul, &[x[0], x[1]]);

@@ -4,12 +4,10 @@
 
 mod common;
 
-use circuitlearn::aig::Aig;
-use circuitlearn::io::aiger::{AigerFormat, netlist_to_aiger};
-use circuitlearn::io::aiger_reader::{parse_aiger, read_aiger_netlist};
-use circuitlearn::io::blif::{BlifParams, CoverStyle, to_blif};
-use circuitlearn::io::blif_reader::{parse_blif, read_blif};
-use circuitlearn::io::{Netlist, PortNames};
+use circuitlearn::{
+    Aig, AigerFormat, BlifParams, CoverStyle, Netlist, PortNames, netlist_to_aiger, parse_aiger, parse_blif,
+    read_aiger_netlist, read_blif, to_blif,
+};
 use common::{assert_equivalent, random_circuit, trained_iris};
 use std::path::Path;
 

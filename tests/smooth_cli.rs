@@ -171,7 +171,7 @@ fn repro_numeric_optics_iris_within_two_points() {
 #[test]
 fn numeric_optics_iris_short_run_learns() {
     // A CI-sized cut of the experiment: 200 of its 400 epochs.
-    let a = circuitlearn::cli::repro_numeric_optics_iris(200).unwrap();
+    let a = circuitlearn::repro_numeric_optics_iris(200).unwrap();
     assert!(a.dense >= 0.9 && a.hidden >= 0.9, "{a:?}");
     assert!(a.linear >= 0.6, "{a:?}");
 }

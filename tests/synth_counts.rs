@@ -6,11 +6,9 @@
 
 mod common;
 
-use circuitlearn::aig::Aig;
-use circuitlearn::io::aiger_reader::read_aiger;
-use circuitlearn::io::blif_reader::read_blif;
-use circuitlearn::pass::{PassContext, parse_script, run_script};
-use circuitlearn::verify::{CecParams, Verdict, cec};
+use circuitlearn::{
+    Aig, CecParams, PassContext, Verdict, cec, parse_script, read_aiger, read_blif, run_script,
+};
 use std::path::Path;
 
 /// (file, strash, resyn2, compress2). 2026-12-01, rewriting on live cuts with ties to

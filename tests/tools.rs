@@ -7,18 +7,17 @@
 
 mod common;
 
-use circuitlearn::circuit::CircuitBuilder;
-use circuitlearn::domain::{Bool, BoolBuild};
-use circuitlearn::io::aiger::{AigerFormat, netlist_to_aiger};
-use circuitlearn::io::blif::{BlifParams, CoverStyle, to_blif};
-use circuitlearn::io::blif_reader::read_blif;
-use circuitlearn::io::testbench::{concat_examples, random_inputs, write_testbench};
-use circuitlearn::io::verilog::{LutStyle, VerilogParams, module_name, to_verilog};
-use circuitlearn::io::{Netlist, write_atomic};
-use circuitlearn::lanes::BitMatrix;
-use circuitlearn::tools::{
+use circuitlearn::{
+    AigerFormat, BitMatrix, BlifParams, Bool, BoolBuild, CircuitBuilder, CoverStyle, netlist_to_aiger,
+    read_blif, to_blif,
+};
+use circuitlearn::{
     Cec, IcarusOutcome, Matching, Tool, ToolError, ToolLimits, YosysFlow, abc_cec, run_icarus,
     run_icarus_every, run_icarus_limited, yosys_counts,
+};
+use circuitlearn::{
+    LutStyle, Netlist, VerilogParams, concat_examples, module_name, random_inputs, to_verilog, write_atomic,
+    write_testbench,
 };
 use common::{have, random_circuit, trained_iris};
 use std::path::{Path, PathBuf};

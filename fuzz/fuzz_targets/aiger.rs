@@ -2,7 +2,7 @@
 //! an AIG that parses is also converted to a circuit.
 #![no_main]
 
-use circuitlearn::io::aiger_reader::parse_aiger;
+use circuitlearn::parse_aiger;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -1,8 +1,7 @@
 //! BLIF reader; a netlist that parses is also lowered to an AIG (what `opt` and `cec` do).
 #![no_main]
 
-use circuitlearn::aig::Aig;
-use circuitlearn::io::blif_reader::parse_blif;
+use circuitlearn::{Aig, parse_blif};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

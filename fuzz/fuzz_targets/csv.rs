@@ -1,7 +1,7 @@
 //! CSV reader: decode, parse, and (when it parses) fit and apply the default encoder.
 #![no_main]
 
-use circuitlearn::data::{Encoder, Encoding, decode_text, parse_csv};
+use circuitlearn::{Encoder, Encoding, decode_text, parse_csv};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -1,7 +1,7 @@
 //! IDX reader (MNIST-style arrays), plain and gzip: the first byte picks which.
 #![no_main]
 
-use circuitlearn::data::idx::parse_idx_bytes;
+use circuitlearn::parse_idx_bytes;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

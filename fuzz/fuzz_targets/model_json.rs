@@ -1,7 +1,7 @@
 //! `model.json` reader: parse, then rebuild the network and its parameters.
 #![no_main]
 
-use circuitlearn::io::ModelFile;
+use circuitlearn::ModelFile;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -1,7 +1,7 @@
 //! PLA reader on plain text.
 #![no_main]
 
-use circuitlearn::data::{decode_text, parse_pla};
+use circuitlearn::{decode_text, parse_pla};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

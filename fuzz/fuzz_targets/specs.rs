@@ -3,8 +3,7 @@
 //! the same value.
 #![no_main]
 
-use circuitlearn::learn::ModelSpec;
-use circuitlearn::pass::{PassContext, parse_script};
+use circuitlearn::{ModelSpec, PassContext, parse_script};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

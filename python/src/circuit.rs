@@ -3,17 +3,7 @@
 //! functions `read_blif`, `read_aiger`, `opt`, `cec` and `map`.
 
 use crate::{bad_input, failure, guarded};
-use circuitlearn::aig::Aig;
-use circuitlearn::io::aiger::{AigerFormat, write_aiger};
-use circuitlearn::io::blif::{BlifParams, write_blif};
-use circuitlearn::io::testbench::{TestbenchError, random_inputs, write_testbench};
-use circuitlearn::io::verilog::{VerilogParams, write_verilog};
-use circuitlearn::io::{Netlist, PortNames, write_atomic_with};
-use circuitlearn::lanes::BitMatrix;
-use circuitlearn::map::{CheckOutcome, CheckParams, MapParams, check_mapping, map_luts};
-use circuitlearn::pass::{PassContext, PassError, parse_script, run_script};
-use circuitlearn::tools::{IcarusOutcome, Tool, ToolLimits, run_icarus_limited};
-use circuitlearn::verify::{CEC_LIMITS, CecParams, SatLimits, Verdict, cec_with};
+use circuitlearn::{Aig, AigerFormat, BitMatrix, BlifParams, CEC_LIMITS, CecParams, CheckOutcome, CheckParams, IcarusOutcome, MapParams, Netlist, PassContext, PassError, PortNames, SatLimits, TestbenchError, Tool, ToolLimits, Verdict, VerilogParams, cec_with, check_mapping, map_luts, parse_script, random_inputs, run_icarus_limited, run_script, write_aiger, write_atomic_with, write_blif, write_testbench, write_verilog};
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray2, PyReadonlyArray2};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyValueError};
@@ -232,7 +222,7 @@ impl Circuit {
                     tmp.path().to_path_buf()
                 }
             };
-            let module = circuitlearn::io::verilog::module_name(&self.netlist.names().model);
+            let module = circuitlearn::module_name(&self.netlist.names().model);
             let verilog = dir.join(format!("{module}.v"));
             self.write(&verilog, |w| write_verilog(&self.netlist, &VerilogParams::default(), w))?;
             let files = write_testbench(&dir, &self.netlist, &inputs, 0).map_err(|e| match e {
@@ -261,7 +251,7 @@ impl Circuit {
     /// Pickling: the BLIF text and the AIGER bytes.
     fn __reduce__<'py>(&self, py: Python<'py>) -> PyResult<Reduced<'py, CircuitParts<'py>>> {
         let f = py.import("circuitlearn._native")?.getattr("_circuit_from_parts")?;
-        let blif = circuitlearn::io::blif::to_blif(&self.netlist, &BlifParams::default());
+        let blif = circuitlearn::to_blif(&self.netlist, &BlifParams::default());
         Ok((f, (blif, PyBytes::new(py, &self.aiger_bytes()), self.luts)))
     }
 
@@ -283,9 +273,9 @@ impl Circuit {
 pub fn _circuit_from_parts(blif: &str, aiger: &[u8], luts: Option<usize>) -> PyResult<Circuit> {
     guarded(|| {
         let netlist =
-            circuitlearn::io::blif_reader::parse_blif(blif, "circuit.blif").map_err(|e| bad_input(&e))?;
+            circuitlearn::parse_blif(blif, "circuit.blif").map_err(|e| bad_input(&e))?;
         let (aig, _) =
-            circuitlearn::io::aiger_reader::parse_aiger(aiger, "circuit.aig", &netlist.names().model)
+            circuitlearn::parse_aiger(aiger, "circuit.aig", &netlist.names().model)
                 .map_err(|e| bad_input(&e))?;
         Ok(Circuit { netlist, aig, luts })
     })
@@ -295,7 +285,7 @@ pub fn _circuit_from_parts(blif: &str, aiger: &[u8], luts: Option<usize>) -> PyR
 #[pyfunction]
 pub fn read_blif(path: PathBuf) -> PyResult<Circuit> {
     guarded(|| {
-        let net = circuitlearn::io::blif_reader::read_blif(&path).map_err(|e| bad_input(&e))?;
+        let net = circuitlearn::read_blif(&path).map_err(|e| bad_input(&e))?;
         Ok(Circuit::from_netlist(net, None))
     })
 }
@@ -304,7 +294,7 @@ pub fn read_blif(path: PathBuf) -> PyResult<Circuit> {
 #[pyfunction]
 pub fn read_aiger(path: PathBuf) -> PyResult<Circuit> {
     guarded(|| {
-        let (aig, names) = circuitlearn::io::aiger_reader::read_aiger(&path).map_err(|e| bad_input(&e))?;
+        let (aig, names) = circuitlearn::read_aiger(&path).map_err(|e| bad_input(&e))?;
         Ok(Circuit::from_aig(aig, names))
     })
 }
@@ -351,8 +341,8 @@ pub fn cec(
         );
         let params = CecParams { limits, ..CecParams::default() };
         let report = py.detach(|| cec_with(&a.aig, &b.aig, &params, None)).map_err(|e| match e {
-            circuitlearn::verify::cec::CecError::Inputs { .. }
-            | circuitlearn::verify::cec::CecError::Outputs { .. } => bad_input(&e),
+            circuitlearn::CecError::Inputs { .. }
+            | circuitlearn::CecError::Outputs { .. } => bad_input(&e),
             e => failure(&e),
         })?;
         Ok(match report.verdict {

@@ -3,16 +3,14 @@
 
 use crate::circuit::{Circuit, Reduced};
 use crate::{bad_input, failure, guarded};
-use circuitlearn::aig::Aig;
-use circuitlearn::data::{Dataset, Encoder, Features};
-use circuitlearn::io::aiger_reader::parse_aiger;
-use circuitlearn::io::{ModelFile, PortNames};
-use circuitlearn::lanes::BitMatrix;
-use circuitlearn::learn::Network;
-use circuitlearn::learn::predict::{forward, predict};
-use circuitlearn::pipeline::{
-    self, ModelConfig, PipelineError, TrainConfig, TrainData, TrainOptions, TrainedModel,
-};
+use circuitlearn::{Aig, BitMatrix, Dataset, Encoder, Features, ModelFile, Network, PortNames, forward, parse_aiger, predict};
+use circuitlearn::pipeline;
+use circuitlearn::pipeline::ModelConfig;
+use circuitlearn::pipeline::PipelineError;
+use circuitlearn::pipeline::TrainConfig;
+use circuitlearn::pipeline::TrainData;
+use circuitlearn::pipeline::TrainOptions;
+use circuitlearn::pipeline::TrainedModel;
 use numpy::ndarray::Array2;
 use numpy::{IntoPyArray, PyArray1, PyArray2, PyReadonlyArray1, PyReadonlyArray2};
 use pyo3::exceptions::PyValueError;

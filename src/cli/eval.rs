@@ -74,7 +74,7 @@ fn examples(a: &EvalArgs) -> anyhow::Result<(Dataset, String, Option<pipeline::I
             let ds = img.splits.test.to_dataset(&img.name, &names)?;
             Ok((ds, img.test_source.clone(), Some(img)))
         }
-        None => Ok((data::load_within(name, &memory_limit(a))?, name.to_owned(), None)),
+        None => Ok((data::load_dataset_within(name, &memory_limit(a))?, name.to_owned(), None)),
     }
 }
 

@@ -140,7 +140,7 @@ pub fn solve(
 ) -> anyhow::Result<(Aig, IwlsResult)> {
     let t0 = Instant::now();
     let load = |p: &Path| {
-        data::load_within(&p.to_string_lossy(), &memory.unwrap_or_else(data::MemoryLimit::available))
+        data::load_dataset_within(&p.to_string_lossy(), &memory.unwrap_or_else(data::MemoryLimit::available))
     };
     let (dt, dv) = (load(train)?, load(valid)?);
     let (xt, yt) = bits_and_labels(&dt, train)?;
@@ -264,7 +264,7 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
             .map(|f| a.dir.join(f))
             .find(|p| p.exists())
     };
-    if crate::dist::world().size() > 1 {
+    if crate::dist::comm_world().size() > 1 {
         return super::iwls_mpi::run_suite_over_ranks(a, &params, &names, rows, &tsv, header);
     }
     let bar = progress(names.len() as u64, false, "iwls");

@@ -40,7 +40,7 @@ pub(super) fn run_suite_over_ranks(
     tsv: &Path,
     header: &str,
 ) -> anyhow::Result<()> {
-    let world = crate::dist::world();
+    let world = crate::dist::comm_world();
     set_threads(crate::dist::threads_per_rank(0));
     let find = |stem: &str, suffix: &str| -> Option<PathBuf> {
         [format!("{stem}.{suffix}.pla"), format!("{stem}.{suffix}.pla.gz")]

@@ -79,6 +79,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
-pub use common::{UsageError, error_line, exit_code};
+pub use common::{error_line, exit_code};
 pub use repro::numeric_optics_iris_accuracies as repro_numeric_optics_iris;
 pub use repro::polycirc_iris_accuracy as repro_polycirc_iris;

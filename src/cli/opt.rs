@@ -66,7 +66,8 @@ pub fn run(a: &OptArgs) -> anyhow::Result<()> {
     let care = match &a.care {
         None => None,
         Some(path) => {
-            let ds = data::load_within(path, &a.max_memory.unwrap_or_else(data::MemoryLimit::available))?;
+            let ds =
+                data::load_dataset_within(path, &a.max_memory.unwrap_or_else(data::MemoryLimit::available))?;
             let data::Features::Bits(bits) = ds.features else {
                 return Err(
                     UsageError(format!("{path}: the care set must be a PLA file (Boolean inputs)")).into()

@@ -79,7 +79,7 @@ pub fn rda_iris_accuracy(iris: &Dataset, classes: usize, head: Head) -> anyhow::
 /// # Errors
 /// Only if the embedded data were unreadable.
 pub fn uci_iris() -> anyhow::Result<Dataset> {
-    let mut iris = data::load("iris")?;
+    let mut iris = data::load_dataset("iris")?;
     if let data::Features::Real { values, .. } = &mut iris.features {
         for sample in [35, 38] {
             let row = (sample - 1) * 4;
@@ -95,7 +95,7 @@ fn rda_iris(json: bool) -> anyhow::Result<()> {
     let two_bin = round(rda_iris_accuracy(&uci, 2, Head::Binary)?);
     let two_hot = round(rda_iris_accuracy(&uci, 2, Head::OneHot)?);
     let three = round(rda_iris_accuracy(&uci, 3, Head::Binary)?);
-    let corrected = round(rda_iris_accuracy(&data::load("iris")?, 3, Head::Binary)?);
+    let corrected = round(rda_iris_accuracy(&data::load_dataset("iris")?, 3, Head::Binary)?);
     if !json {
         println!(
             "RDA paper, Iris, lookup table, one pass of per-example RDA (published: 98.0 / 98.0 / 73.3)"
@@ -117,7 +117,7 @@ fn rda_iris(json: bool) -> anyhow::Result<()> {
 /// # Errors
 /// Only if the embedded data were unreadable.
 pub fn polycirc_iris_accuracy() -> anyhow::Result<f64> {
-    Ok(crate::train::polycirc_iris(&data::load("iris")?)?.train_accuracy)
+    Ok(crate::train::polycirc_iris(&data::load_dataset("iris")?)?.train_accuracy)
 }
 
 fn polycirc_iris(json: bool) -> anyhow::Result<()> {

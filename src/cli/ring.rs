@@ -173,7 +173,7 @@ fn data_rows(data: &str, coding: &FeatureCoding, ring: RingKind) -> anyhow::Resu
             let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
             img.splits.test.to_dataset(&img.name, &names)?
         }
-        None => crate::data::load(data)?,
+        None => crate::data::load_dataset(data)?,
     };
     Ok(coding.encode(&ds, ring, data).map_err(|e| UsageError(e.to_string()))?)
 }

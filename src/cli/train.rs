@@ -190,7 +190,7 @@ pub fn run(a: &TrainArgs) -> anyhow::Result<()> {
         .into());
     }
     bar.set_position(0);
-    let trained = crate::dist::scope(crate::dist::world(), || {
+    let trained = crate::dist::scope(crate::dist::comm_world(), || {
         pipeline::train(&cfg, &data, resume.as_deref(), &mut |p| {
             bar.set_position(p.epoch as u64 - 1);
             bar.set_message(p.line.clone());
@@ -259,8 +259,10 @@ fn train_as_worker(cfg: &TrainConfig, data: &pipeline::TrainData, a: &TrainArgs)
     {
         return Err(UsageError(format!("{}: cannot resume: no checkpoint", r.display())).into());
     }
-    crate::dist::scope(crate::dist::world(), || pipeline::train(cfg, data, resume.as_deref(), &mut |_| {}))
-        .map_err(cli_error)?;
+    crate::dist::scope(crate::dist::comm_world(), || {
+        pipeline::train(cfg, data, resume.as_deref(), &mut |_| {})
+    })
+    .map_err(cli_error)?;
     Ok(())
 }
 

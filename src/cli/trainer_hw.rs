@@ -11,7 +11,7 @@ use crate::io::trainer_bench::write_trainer_bench;
 use crate::io::write_atomic;
 use crate::lanes::BitMatrix;
 use crate::learn::{Body, ModelSpec, Network};
-use crate::pipeline::hw_trainer::{HwMode, HwTrainCheck, HwTrainParams, check_trainer, rust_run};
+use crate::pipeline::{HwMode, HwTrainCheck, HwTrainParams, check_trainer, rust_run};
 use crate::train::{HwVoteParams, VoteParams};
 use anyhow::Context;
 use clap::ValueEnum;
@@ -77,7 +77,7 @@ fn source(a: &ExportArgs) -> anyhow::Result<Source> {
     let spec: ModelSpec = spec.parse()?;
     let (n_inputs, n_classes, encoder) = match (&a.data, a.inputs, a.classes) {
         (Some(d), None, None) => {
-            let ds = data::load(d)?;
+            let ds = data::load_dataset(d)?;
             let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &ds)?;
             (enc.n_bits(), ds.n_classes(), Some(enc))
         }
@@ -102,7 +102,7 @@ fn source(a: &ExportArgs) -> anyhow::Result<Source> {
 
 /// Encodes `name` with `encoder` for `net`.
 fn examples(name: &str, encoder: &Encoder, net: &Network) -> anyhow::Result<(BitMatrix, Vec<u32>)> {
-    let ds = data::load(name)?;
+    let ds = data::load_dataset(name)?;
     let x = encoder.encode(&ds).with_context(|| format!("encoding {name}"))?;
     if x.rows() != net.circuit.n_args() || ds.n_classes() > net.n_classes {
         return Err(UsageError(format!(

@@ -219,7 +219,7 @@ pub struct VerifyReport {
     /// The counted classifier against the trained network, if checked.
     pub classifier: Option<String>,
     /// Hardware trainer against the Rust trainer, if run.
-    pub trainer: Option<crate::pipeline::hw_trainer::HwTrainCheck>,
+    pub trainer: Option<crate::pipeline::HwTrainCheck>,
     /// Whether every check that ran passed.
     pub ok: bool,
 }
@@ -446,7 +446,7 @@ fn data_examples(a: &VerifyArgs, n_inputs: usize) -> anyhow::Result<Option<(BitM
                     let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
                     (img.splits.test.to_dataset_within(&img.name, &names, &limit)?, img.test_source)
                 }
-                None => (data::load_within(name, &limit)?, name.to_owned()),
+                None => (data::load_dataset_within(name, &limit)?, name.to_owned()),
             };
         let x = file
             .encoder

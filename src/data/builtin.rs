@@ -2,7 +2,7 @@
 
 use super::{DataError, Dataset, Features, decode_text, parse_csv};
 
-/// Names accepted by [`builtin`] (and by [`load`](super::load)).
+/// Names accepted by [`builtin`] (and by [`load`](super::load_dataset)).
 pub const BUILTIN_NAMES: &[&str] = &["iris", "wine", "breast-cancer", "digits"];
 
 const IRIS: &[u8] = include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/data/iris.csv"));

@@ -471,7 +471,7 @@ mod tests {
         let d = read_csv(&path)?;
         assert_eq!(d.name, "small");
         assert_eq!(d.labels, vec![0, 1]);
-        let d2 = crate::data::load(&path.display().to_string())?;
+        let d2 = crate::data::load_dataset(&path.display().to_string())?;
         assert_eq!(d, d2);
         Ok(())
     }

@@ -17,7 +17,7 @@ pub use builtin::{BUILTIN_NAMES, builtin};
 pub use csv::{parse_csv, read_csv, read_csv_within};
 pub use encode::{BitRule, Encoder, Encoding, MAX_ENCODED_BITS};
 pub use error::DataError;
-pub use memory::{BadMemorySize, LimitOrigin, MemoryLimit};
+pub use memory::MemoryLimit;
 pub use pla::{parse_pla, read_pla, read_pla_within};
 pub use split::{first_per_class, random_split, stratified_split};
 
@@ -97,16 +97,16 @@ impl Dataset {
 /// # Errors
 /// [`DataError::Unknown`] if `name_or_path` is neither a built-in name nor a path with a
 /// known extension; otherwise any error of [`read_csv`] or [`read_pla`].
-pub fn load(name_or_path: &str) -> Result<Dataset, DataError> {
-    load_within(name_or_path, &MemoryLimit::available())
+pub fn load_dataset(name_or_path: &str) -> Result<Dataset, DataError> {
+    load_dataset_within(name_or_path, &MemoryLimit::available())
 }
 
-/// [`load`] keeping what it parses within `limit` (files are streamed, gzip included,
+/// [`load_dataset`] keeping what it parses within `limit` (files are streamed, gzip included,
 /// so only the parsed data is held; the check is made as it grows).
 ///
 /// # Errors
-/// As [`load`], and [`DataError::TooLarge`] when the parsed data would pass `limit`.
-pub fn load_within(name_or_path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
+/// As [`load_dataset`], and [`DataError::TooLarge`] when the parsed data would pass `limit`.
+pub fn load_dataset_within(name_or_path: &str, limit: &MemoryLimit) -> Result<Dataset, DataError> {
     if let Some(result) = builtin(name_or_path) {
         return result;
     }
@@ -277,10 +277,10 @@ mod tests {
 
     #[test]
     fn load_dispatch_and_unknown() {
-        assert!(matches!(load("nope"), Err(DataError::Unknown(_))));
-        assert!(matches!(load("missing-file.csv"), Err(DataError::Io { .. })));
-        assert_eq!(load("iris").map(|d| d.name).ok(), Some("iris".to_owned()));
-        let e = load("/nonexistent/x.pla.gz").err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(matches!(load_dataset("nope"), Err(DataError::Unknown(_))));
+        assert!(matches!(load_dataset("missing-file.csv"), Err(DataError::Io { .. })));
+        assert_eq!(load_dataset("iris").map(|d| d.name).ok(), Some("iris".to_owned()));
+        let e = load_dataset("/nonexistent/x.pla.gz").err().map(|e| e.to_string()).unwrap_or_default();
         assert!(e.starts_with("/nonexistent/x.pla.gz: "), "{e}");
     }
 

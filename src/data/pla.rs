@@ -451,7 +451,7 @@ mod tests {
         let d = read_pla(&path)?;
         assert_eq!(d.name, "ex.train");
         assert_eq!(d.labels, vec![1, 0]);
-        assert_eq!(crate::data::load(&path.display().to_string())?, d);
+        assert_eq!(crate::data::load_dataset(&path.display().to_string())?, d);
         Ok(())
     }
 

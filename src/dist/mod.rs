@@ -18,7 +18,7 @@ mod jobs;
 #[cfg(feature = "mpi")]
 mod mpi;
 
-pub use jobs::{JobError, run_jobs};
+pub use jobs::run_jobs;
 #[cfg(feature = "mpi")]
 pub use mpi::MpiComm;
 
@@ -131,11 +131,11 @@ thread_local! {
     static CURRENT: RefCell<Option<Rc<dyn Comm>>> = const { RefCell::new(None) };
 }
 
-/// The process's communicator: MPI's world when [`init`] found the process started by
+/// The process's communicator: MPI's world when [`init_mpi`] found the process started by
 /// `mpirun` (feature `mpi`), else [`Local`]. On threads other than the one that called
-/// [`init`] it is always [`Local`].
+/// [`init_mpi`] it is always [`Local`].
 #[must_use]
-pub fn world() -> Rc<dyn Comm> {
+pub fn comm_world() -> Rc<dyn Comm> {
     WORLD.with(|w| w.borrow().clone()).unwrap_or_else(|| Rc::new(Local))
 }
 
@@ -161,10 +161,10 @@ pub fn scope<T>(comm: Rc<dyn Comm>, f: impl FnOnce() -> T) -> T {
     f()
 }
 
-/// Whether this process is rank 0 of the [`world`] (the one that writes files).
+/// Whether this process is rank 0 of the [`comm_world`] (the one that writes files).
 #[must_use]
 pub fn is_root() -> bool {
-    world().rank() == 0
+    comm_world().rank() == 0
 }
 
 /// Threads each rank's pool should have for `requested` (`--threads`, 0 = all cores):
@@ -172,7 +172,7 @@ pub fn is_root() -> bool {
 /// divided among them, so that ranks do not oversubscribe the machine.
 #[must_use]
 pub fn threads_per_rank(requested: usize) -> usize {
-    if requested > 0 || world().size() == 1 {
+    if requested > 0 || comm_world().size() == 1 {
         return requested;
     }
     let local: usize =
@@ -181,7 +181,7 @@ pub fn threads_per_rank(requested: usize) -> usize {
     (cores / local.max(1)).max(1)
 }
 
-/// Keeps MPI initialised while alive (from [`init`]); dropping it finalises MPI.
+/// Keeps MPI initialised while alive (from [`init_mpi`]); dropping it finalises MPI.
 pub struct Session {
     #[cfg(feature = "mpi")]
     _mpi: Option<mpi::Universe>,
@@ -191,7 +191,7 @@ impl Drop for Session {
     fn drop(&mut self) {
         // `CIRCUITLEARN_MPI_STATS=1`: each rank's traffic on stderr (for BENCHMARKS.md).
         if std::env::var_os("CIRCUITLEARN_MPI_STATS").is_some() {
-            let w = world();
+            let w = comm_world();
             let t = w.traffic();
             eprintln!(
                 "mpi rank {} of {}: {} collectives, {} bytes sent, {} received, {:.3} s in collectives",
@@ -209,10 +209,10 @@ impl Drop for Session {
 }
 
 /// Initialises MPI when the process was started by `mpirun` (feature `mpi`; the
-/// launcher's environment tells), making [`world`] its communicator on this thread. A
+/// launcher's environment tells), making [`comm_world`] its communicator on this thread. A
 /// process started otherwise, or built without the feature, stays [`Local`].
 #[must_use]
-pub fn init() -> Session {
+pub fn init_mpi() -> Session {
     #[cfg(feature = "mpi")]
     {
         let launched =

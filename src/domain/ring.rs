@@ -254,7 +254,7 @@ impl<R: Ring> ReverseRules for Poly<R> {
 /// and the result has no parameter block.
 ///
 /// # Errors
-/// [`ArityMismatch`](crate::error::ArityMismatch) unless there is one value per parameter.
+/// [`ArityMismatch`](crate::ArityMismatch) unless there is one value per parameter.
 pub fn bind_ring_params<R: Ring>(
     c: &crate::circuit::Circuit<Poly<R>>,
     params: &[u64],

@@ -124,6 +124,7 @@ impl Cube {
         (self.care >> i & 1 == 1).then_some(self.value >> i & 1 == 1)
     }
 
+    #[cfg(test)]
     /// Whether the point `s` satisfies the cube.
     #[must_use]
     pub fn contains(self, s: usize) -> bool {
@@ -165,6 +166,7 @@ pub fn minterms(f: &TruthTable) -> Vec<Cube> {
     (0..1usize << f.n_vars).filter(|&s| f.get(s)).map(|s| Cube { care: all, value: s as u32 }).collect()
 }
 
+#[cfg(test)]
 /// The function a cover computes over `n_vars` variables.
 #[must_use]
 pub fn cover_table(n_vars: usize, cubes: &[Cube]) -> TruthTable {

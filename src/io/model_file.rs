@@ -16,7 +16,7 @@ pub const FORMAT_VERSION: u32 = 1;
 /// A saved model.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ModelFile {
-    /// Format version ([`FORMAT_VERSION`]).
+    /// Format version (`FORMAT_VERSION`, now 1).
     pub format_version: u32,
     /// Data set the model was trained on.
     pub dataset: String,
@@ -184,7 +184,7 @@ pub fn port_doc(encoder: &Encoder, class_names: &[String]) -> Vec<String> {
 }
 
 impl ModelFile {
-    /// [`port_doc`] of this model.
+    /// The port documentation of this model (see [`to_verilog`](crate::to_verilog)'s header).
     #[must_use]
     pub fn port_doc(&self) -> Vec<String> {
         port_doc(&self.encoder, &self.class_names)
@@ -317,7 +317,7 @@ mod tests {
     /// refused with the file's name when it does not fit the spec.
     #[test]
     fn learned_wiring_round_trips_and_is_checked() {
-        let ds = crate::data::load("iris").unwrap();
+        let ds = crate::data::load_dataset("iris").unwrap();
         let encoder = Encoder::fit(&crate::data::Encoding::Thermometer { bits: 2 }, &ds).unwrap();
         let spec: ModelSpec = "lut:2:6x1,groupsum:3".parse().unwrap();
         let n_params = param_count(spec, 8, 3).unwrap();
@@ -351,7 +351,7 @@ mod tests {
 
     /// A valid model file of Iris (thermometer:2, 8 input bits) as a JSON value.
     fn iris_model() -> serde_json::Value {
-        let ds = crate::data::load("iris").unwrap();
+        let ds = crate::data::load_dataset("iris").unwrap();
         let encoder = Encoder::fit(&crate::data::Encoding::Thermometer { bits: 2 }, &ds).unwrap();
         let spec: ModelSpec = "lut:2:6x1,groupsum:3".parse().unwrap();
         let n_params = param_count(spec, 8, 3).unwrap();

@@ -66,18 +66,6 @@ impl SignalGraph {
         self.graph.add_edge(from, to, ());
     }
 
-    /// Number of signals.
-    #[must_use]
-    pub fn len(&self) -> usize {
-        self.graph.node_count()
-    }
-
-    /// Whether there are no signals.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.graph.node_count() == 0
-    }
-
     /// The shortest loop through `start`, if `start` is on one.
     #[must_use]
     pub fn loop_through(&self, start: NodeIndex) -> Option<Loop> {
@@ -96,6 +84,7 @@ impl SignalGraph {
         Some(Loop { first, length: cycle.len(), component: scc.len() })
     }
 
+    #[cfg(test)]
     /// The first loop of the graph (in the order signals were added), if any.
     #[must_use]
     pub fn find_loop(&self) -> Option<Loop> {

@@ -82,16 +82,6 @@ pub struct BenchFiles {
     pub n_vectors: usize,
 }
 
-/// A bench for the module [`write_verilog`](super::verilog::write_verilog) makes of `n`
-/// (with `latency` pipeline stages), checking it on every example of `inputs` (one row
-/// per circuit input).
-///
-/// # Errors
-/// [`TestbenchError`] if `inputs` does not fit the circuit or there is nothing to check.
-pub fn testbench(n: &Netlist, inputs: &BitMatrix, latency: usize) -> Result<Testbench, TestbenchError> {
-    testbench_with(n, inputs, &BenchParams { latency, valid: false })
-}
-
 /// The ports and timing of the module a bench drives.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BenchParams {
@@ -104,10 +94,10 @@ pub struct BenchParams {
     pub valid: bool,
 }
 
-/// [`testbench`] for a module with the ports and timing of `p`.
+/// [`testbench_with`] for a module with the ports and timing of `p`.
 ///
 /// # Errors
-/// As [`testbench`].
+/// As [`testbench_with`].
 pub fn testbench_with(n: &Netlist, inputs: &BitMatrix, p: &BenchParams) -> Result<Testbench, TestbenchError> {
     let latency = p.latency;
     let c = n.circuit();
@@ -137,10 +127,10 @@ pub fn testbench_with(n: &Netlist, inputs: &BitMatrix, p: &BenchParams) -> Resul
     Ok(Testbench { module, bench, vectors_file, vectors, n_vectors: nv })
 }
 
-/// Writes [`testbench`]'s files into `dir` (atomically).
+/// Writes [`testbench_with`]'s files into `dir` (atomically).
 ///
 /// # Errors
-/// [`TestbenchError`] as [`testbench`], or if a file cannot be written.
+/// [`TestbenchError`] as [`testbench_with`], or if a file cannot be written.
 pub fn write_testbench(
     dir: &Path,
     n: &Netlist,
@@ -322,6 +312,10 @@ pub fn concat_examples(parts: &[&BitMatrix]) -> BitMatrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn testbench(n: &Netlist, inputs: &BitMatrix, latency: usize) -> Result<Testbench, TestbenchError> {
+        testbench_with(n, inputs, &BenchParams { latency, valid: false })
+    }
     use crate::circuit::CircuitBuilder;
     use crate::domain::{Bool, BoolBuild};
 

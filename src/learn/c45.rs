@@ -96,6 +96,7 @@ impl GrownTree {
         id
     }
 
+    #[cfg(test)]
     /// Split nodes of the grown tree.
     #[must_use]
     pub fn splits(&self) -> usize {

@@ -110,7 +110,7 @@ impl Network {
     /// [`build`](Self::build), except that each non-empty `learned[l]` replaces the seeded
     /// wiring of LUT layer `l`: `k` source indices per LUT, LUT by LUT (address bit `i` of
     /// LUT `j` reads `learned[l][j * k + i]` of the previous layer or the inputs). Relaxed
-    /// training with learned input choice ([`crate::learn::relaxed`]) produces these.
+    /// training with learned input choice ([`RelaxedNet`](crate::RelaxedNet)) produces these.
     ///
     /// # Errors
     /// [`ModelError`] if the spec does not fit the data or the wiring does not fit the spec.
@@ -159,7 +159,7 @@ impl Network {
 
     /// The whole classifier `P x A -> index`: the body followed by the head's circuit
     /// (group popcounts and argmax, ...), whose outputs are the predicted class index in
-    /// binary ([`crate::learn::head::class_of_index`] decodes it). This is what `train`
+    /// binary ([`class_of_index`](crate::class_of_index) decodes it). This is what `train`
     /// counts AND nodes of and what exports write.
     ///
     /// # Panics

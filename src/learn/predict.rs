@@ -18,7 +18,7 @@ pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
 
 /// The circuit's outputs with `params` broadcast over the examples of `inputs`. LUT
 /// networks run the fused kernel (tables as constants); other circuits get the parameter
-/// rows broadcast over chunks of [`FORWARD_CHUNK`] examples, so memory beyond the inputs
+/// rows broadcast over chunks of `FORWARD_CHUNK` examples, so memory beyond the inputs
 /// and outputs does not grow with the data.
 #[must_use]
 pub fn forward(c: &Circuit<Bool>, params: &[bool], inputs: &BitMatrix) -> BitMatrix {

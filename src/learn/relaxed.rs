@@ -37,7 +37,7 @@ use super::spec::{Head, ModelSpec, SpecError};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
 use crate::smooth::lut::LayerWiring;
-use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval};
+use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -560,7 +560,7 @@ impl RelaxedNet {
         for idx in order.chunks(PREDICT_BATCH) {
             let x = gather(inputs, idx);
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x]).collect();
-            let scores = eval(&c, &ins).swap_remove(0);
+            let scores = eval_tensors(&c, &ins).swap_remove(0);
             out.extend(scores.data().chunks(self.network.n_classes).map(|s| argmax(s) as u32));
         }
         out

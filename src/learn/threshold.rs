@@ -192,6 +192,7 @@ impl LogisticFit {
 }
 
 impl Threshold {
+    #[cfg(test)]
     /// The prediction for one example.
     #[must_use]
     pub fn predict(&self, x: &[bool]) -> bool {

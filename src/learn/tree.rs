@@ -5,8 +5,10 @@
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
+#[cfg(test)]
 use crate::lanes::{BitMatrix, tail_mask};
 
+#[cfg(test)]
 /// Limits of tree growth.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct TreeParams {
@@ -32,6 +34,7 @@ pub enum Tree {
     },
 }
 
+#[cfg(test)]
 fn entropy(n1: u64, n: u64) -> f64 {
     if n == 0 || n1 == 0 || n1 == n {
         return 0.0;
@@ -40,11 +43,13 @@ fn entropy(n1: u64, n: u64) -> f64 {
     -(p * p.log2() + (1.0 - p) * (1.0 - p).log2())
 }
 
+#[cfg(test)]
 fn count(a: &[u64], b: &[u64]) -> u64 {
     a.iter().zip(b).map(|(x, y)| u64::from((x & y).count_ones())).sum()
 }
 
 impl Tree {
+    #[cfg(test)]
     /// Grows a tree on `x` (one row per input bit) for the labels in `y` (one row).
     #[must_use]
     pub fn fit(x: &BitMatrix, y: &BitMatrix, params: &TreeParams) -> Self {
@@ -103,6 +108,7 @@ pub struct Forest {
 }
 
 impl Forest {
+    #[cfg(test)]
     /// Grows `n_trees` (rounded up to odd) trees on bootstrap samples drawn from `seed`.
     #[must_use]
     pub fn fit_bagged(x: &BitMatrix, y: &BitMatrix, params: &TreeParams, n_trees: usize, seed: u64) -> Self {
@@ -139,6 +145,7 @@ impl Forest {
     }
 }
 
+#[cfg(test)]
 fn grow(x: &BitMatrix, y: &[u64], mask: &[u64], depth: usize, p: &TreeParams) -> Tree {
     let n: u64 = mask.iter().map(|w| u64::from(w.count_ones())).sum();
     let n1 = count(mask, y);

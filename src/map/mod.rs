@@ -8,8 +8,7 @@
 //! simulation only for AIGs too large for the miter).
 //!
 //! ```
-//! use circuitlearn::aig::Aig;
-//! use circuitlearn::map::{MapParams, map_luts};
+//! use circuitlearn::{Aig, MapParams, map_luts};
 //! let mut g = Aig::new(3);
 //! let (a, b, c) = (g.input(0), g.input(1), g.input(2));
 //! let x = g.xor(a, b);
@@ -39,7 +38,7 @@ use thiserror::Error;
 /// Options of [`map_luts`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MapParams {
-    /// LUT inputs (K), 2 to [`MAX_LUT_INPUTS`].
+    /// LUT inputs (K), 2 to `MAX_LUT_INPUTS` (8).
     pub lut_size: usize,
     /// Priority cuts kept per node (C).
     pub cuts_per_node: usize,
@@ -116,7 +115,7 @@ pub enum MapError {
 /// recovery at that depth (plus [`MapParams::depth_slack`]).
 ///
 /// # Errors
-/// [`MapError`] for a LUT size outside 2 to [`MAX_LUT_INPUTS`] or zero cuts per node.
+/// [`MapError`] for a LUT size outside 2 to `MAX_LUT_INPUTS` (8) or zero cuts per node.
 pub fn map_luts(aig: &Aig, params: &MapParams) -> Result<(LutNetlist, MapStats), MapError> {
     if !(2..=MAX_LUT_INPUTS).contains(&params.lut_size) {
         return Err(MapError::LutSize(params.lut_size));

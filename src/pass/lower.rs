@@ -24,7 +24,7 @@ pub struct LowerParams {
 
 impl Aig {
     /// A LUT: a constant table of at most six inputs by the smallest of
-    /// [`factor::synthesize`](crate::pass::factor::synthesize) and Shannon expansion,
+    /// algebraic factoring and Shannon expansion,
     /// otherwise by Shannon expansion on its address bits, most significant first.
     pub fn lut(&mut self, table: &[Lit], addr: &[Lit]) -> Lit {
         self.lut_exact(table, addr, None)

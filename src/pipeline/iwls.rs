@@ -305,7 +305,7 @@ mod tests {
     fn shipped(name: &str) -> ((BitMatrix, BitMatrix), (BitMatrix, BitMatrix)) {
         let split = |part: &str| {
             let path = format!("{}/data/iwls2020/{name}.{part}.pla.gz", env!("CARGO_MANIFEST_DIR"));
-            let ds = crate::data::load(&path).unwrap();
+            let ds = crate::data::load_dataset(&path).unwrap();
             let crate::data::Features::Bits(x) = ds.features else { panic!("{path}: not a PLA") };
             let mut y = BitMatrix::zeros(1, ds.labels.len());
             for (e, &l) in ds.labels.iter().enumerate() {

@@ -1,5 +1,5 @@
 //! The library pipeline behind `circuitlearn train`: options ([`TrainOptions`], flags and
-//! TOML keys alike, with named [`presets`]) → a typed, validated [`TrainConfig`] → data
+//! TOML keys alike, with named [`PRESETS`]) → a typed, validated [`TrainConfig`] → data
 //! ([`load_data`]) → a trained model and its report ([`train`]) → synthesis, the
 //! classifier as an AIG after the pass script ([`synthesize`]) → the files of a run
 //! (`model.json`, `metrics.json`, the counted AIG), written by the caller.
@@ -17,12 +17,12 @@
 
 mod classifier;
 mod config;
-pub mod hw_trainer;
+mod hw_trainer;
 mod images;
-pub mod iwls;
+pub(crate) mod iwls;
 mod options;
 mod poly;
-pub mod presets;
+mod presets;
 mod run;
 
 pub use classifier::{
@@ -32,7 +32,9 @@ pub use config::{
     BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, PolyConfig, RelaxedConfig,
     SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
 };
+pub use hw_trainer::{HwMode, HwTrainCheck, HwTrainError, HwTrainParams, RustRun, check_trainer, rust_run};
 pub use images::{ImageData, load as load_images};
+pub use iwls::{IwlsParams, IwlsSelection};
 pub use options::{OptionsError, TrainOptions};
 pub use presets::{PRESETS, Preset, preset};
 pub use run::{

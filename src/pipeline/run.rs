@@ -46,9 +46,9 @@ pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
             images: Some(img),
         });
     }
-    let ds = data::load(&cfg.data)?;
+    let ds = data::load_dataset(&cfg.data)?;
     let (train, test, test_source) = if let Some(t) = &cfg.test {
-        (ds, data::load(t)?, t.clone())
+        (ds, data::load_dataset(t)?, t.clone())
     } else {
         let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
         let src = format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);

@@ -182,12 +182,6 @@ pub type Solver = rustsat_batsat::Solver<StopCallbacks>;
 #[cfg(feature = "cadical")]
 pub type Solver = rustsat_cadical::CaDiCaL<'static, 'static>;
 
-/// A fresh solver (unbounded unless driven through [`SatSolver`]).
-#[must_use]
-pub fn new_solver() -> Solver {
-    Solver::default()
-}
-
 /// An incremental solver whose every call is bounded by a [`Budget`].
 #[derive(Default)]
 pub struct SatSolver {
@@ -205,11 +199,6 @@ impl SatSolver {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
-    }
-
-    /// The underlying solver, for adding clauses with rustsat's API.
-    pub fn inner(&mut self) -> &mut Solver {
-        &mut self.inner
     }
 
     /// Adds a clause.

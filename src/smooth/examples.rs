@@ -115,7 +115,7 @@ impl SmoothModel {
         for chunk in rows.chunks(1000) {
             let (x, y) = data.batch(chunk);
             let yhat = self.forward(&x);
-            let l = super::eval(&map, &[&yhat, &y]);
+            let l = super::eval_tensors(&map, &[&yhat, &y]);
             total += f64::from(l[0].data().first().copied().unwrap_or(0.0)) * chunk.len() as f64;
             for (row, &r) in yhat.data().chunks(self.classes.max(1)).zip(chunk) {
                 let best = (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b });

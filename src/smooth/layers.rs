@@ -277,7 +277,7 @@ impl SmoothModel {
     pub fn forward(&self, x: &Tensor) -> Tensor {
         let mut ins: Vec<&Tensor> = self.params.iter().collect();
         ins.push(x);
-        super::eval(&self.circuit, &ins).swap_remove(0)
+        super::eval_tensors(&self.circuit, &ins).swap_remove(0)
     }
 }
 

@@ -5,7 +5,7 @@
 //! reverse derivative, `Lens::of(loss)`, so the change it hands back to the prediction is
 //! `dL * ∂L/∂ŷ`. The learning rate `α` is the lens `(L -> 1, L |-> α)`: it closes the
 //! learner and chooses the incoming change `dL`. With `α = 1` the learner returns the
-//! gradient itself; optimisers then scale it (see [`optim`](super::optim)).
+//! gradient itself; optimisers then scale it (see [`Optimizer`](crate::Optimizer)).
 
 use super::{SmoothCircuit, SmoothOp};
 use crate::cat::Lens;

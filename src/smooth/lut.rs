@@ -408,14 +408,14 @@ fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [f32
 
 /// `(wiring [W, k], tables [W, 2^k], x [N, B]) -> [W, B]`: the relaxed LUT layer.
 #[must_use]
-pub fn lut(wiring: &Tensor, tables: &Tensor, x: &Tensor) -> Tensor {
+pub fn soft_lut(wiring: &Tensor, tables: &Tensor, x: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
     let mut out = vec![0.0f32; w.width() * b];
     forward(&w, tables.data(), x.data(), b, &mut out);
     Tensor::new(vec![w.width(), b], out)
 }
 
-/// `(wiring, x, dy [W, B]) -> [W, 2^k]`: the table adjoints of [`lut`].
+/// `(wiring, x, dy [W, B]) -> [W, 2^k]`: the table adjoints of [`soft_lut`].
 #[must_use]
 pub fn lut_grad_tables(wiring: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);

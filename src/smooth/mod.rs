@@ -29,7 +29,7 @@ use std::borrow::Cow;
 pub type SmoothCircuit = Circuit<SmoothOp>;
 
 /// Asks the C allocator to keep freed memory for reuse instead of returning it to the
-/// system (glibc only; elsewhere nothing). [`eval`] allocates every gate's output afresh
+/// system (glibc only; elsewhere nothing). [`eval_tensors`] allocates every gate's output afresh
 /// and drops it after its last use, and with glibc's defaults each tensor of 128 KiB or
 /// more (a relaxed layer's activations are megabytes, the same sizes every batch) came
 /// back as new zero-filled pages: a quarter of relaxed training's time went to page
@@ -56,7 +56,7 @@ pub fn retain_freed_memory() {
 /// If `inputs` does not have one tensor per circuit input, or shapes do not fit the gates
 /// (use [`check_shapes`] first on circuits built from user input).
 #[must_use]
-pub fn eval(c: &SmoothCircuit, inputs: &[&Tensor]) -> Vec<Tensor> {
+pub fn eval_tensors(c: &SmoothCircuit, inputs: &[&Tensor]) -> Vec<Tensor> {
     assert_eq!(inputs.len(), c.n_inputs(), "one tensor per circuit input");
     let mut uses = c.fanout_counts();
     let mut vals: Vec<Option<Cow<'_, Tensor>>> = inputs.iter().map(|t| Some(Cow::Borrowed(*t))).collect();

@@ -91,13 +91,13 @@ pub enum SmoothOp {
     /// `(like, g)`: `g`'s data under `like`'s shape.
     ReshapeLike,
     /// `(wiring [W, k], tables [W, 2^k], x [N, B])`: a layer of relaxed `k`-LUTs,
-    /// node-major `[W, B]` ([`lut::lut`]).
+    /// node-major `[W, B]` ([`lut::soft_lut`]).
     RelaxedLut(u8),
     /// `(wiring, x, dy)`: table adjoints `[W, 2^k]` of [`RelaxedLut`](Self::RelaxedLut).
     RelaxedLutGradT(u8),
     /// `(wiring, tables, x, dy)`: input adjoints `[N, B]` of [`RelaxedLut`](Self::RelaxedLut).
     RelaxedLutGradX(u8),
-    /// `(wiring, x)`: the rows of `x` read by address bit `i` ([`lut::gather_inputs`]).
+    /// `(wiring, x)`: the rows of `x` read by address bit `i` (`gather_inputs`).
     GatherInputs(u8),
     /// `(wiring, like, v)`: the adjoint of [`GatherInputs`](Self::GatherInputs).
     ScatterInputs(u8),
@@ -174,7 +174,7 @@ impl SmoothOp {
                 Tensor::new(vec![t.rows(), t.row_len()], t.data().to_vec())
             }
             Self::ReshapeLike => Tensor::new(x[0].shape().to_vec(), x[1].data().to_vec()),
-            Self::RelaxedLut(_) => lut::lut(x[0], x[1], x[2]),
+            Self::RelaxedLut(_) => lut::soft_lut(x[0], x[1], x[2]),
             Self::RelaxedLutGradT(_) => lut::lut_grad_tables(x[0], x[1], x[2]),
             Self::RelaxedLutGradX(_) => lut::lut_grad_inputs(x[0], x[1], x[2], x[3]),
             Self::GatherInputs(i) => lut::gather_inputs(x[0], usize::from(i), x[1]),

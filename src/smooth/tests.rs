@@ -20,7 +20,7 @@ fn dot(a: &Tensor, b: &Tensor) -> f64 {
 /// `<dy, f(x)>` for the circuit `f`.
 fn pairing(f: &SmoothCircuit, x: &[Tensor], dy: &[Tensor]) -> f64 {
     let ins: Vec<&Tensor> = x.iter().collect();
-    eval(f, &ins).iter().zip(dy).map(|(y, d)| dot(y, d)).sum()
+    eval_tensors(f, &ins).iter().zip(dy).map(|(y, d)| dot(y, d)).sum()
 }
 
 /// Checks `sum_i <R[f](x, dy)_i, v_i>` against the central difference of `<dy, f(x + t v)>`.
@@ -51,7 +51,7 @@ fn check_against_differences(
     let r = rdiff(f);
     let mut ins: Vec<&Tensor> = x.iter().collect();
     ins.extend(dy.iter());
-    let grads = eval(&r, &ins);
+    let grads = eval_tensors(&r, &ins);
     let analytic: f64 = grads
         .iter()
         .zip(&v)
@@ -257,7 +257,7 @@ fn learner_gradient_matches(seed: u64) -> Result<(), TestCaseError> {
                 m.params.iter().map(|p| p.zip(&random(p.shape(), &mut rng), |a, r| a + 0.1 * r)).collect();
             let mut ins: Vec<&Tensor> = params.iter().collect();
             ins.extend([&x, &y]);
-            let grads = eval(&changes, &ins);
+            let grads = eval_tensors(&changes, &ins);
             let v: Vec<Tensor> = params.iter().map(|p| random(p.shape(), &mut rng)).collect();
             let analytic: f64 = grads.iter().zip(&v).map(|(g, v)| dot(g, v)).sum();
             let map = match kind {
@@ -268,8 +268,8 @@ fn learner_gradient_matches(seed: u64) -> Result<(), TestCaseError> {
                 let p: Vec<Tensor> = params.iter().zip(&v).map(|(a, d)| a.zip(d, |p, q| p + t * q)).collect();
                 let mut ins: Vec<&Tensor> = p.iter().collect();
                 ins.push(&x);
-                let yhat = eval(&m.circuit, &ins).swap_remove(0);
-                f64::from(eval(&map, &[&yhat, &y])[0].data()[0])
+                let yhat = eval_tensors(&m.circuit, &ins).swap_remove(0);
+                f64::from(eval_tensors(&map, &[&yhat, &y])[0].data()[0])
             };
             match slope_matches(loss_at, analytic, &format!("{spec} {kind:?}: the learner gives")) {
                 Ok(()) => checked += 1,
@@ -304,18 +304,18 @@ fn losses_and_learning_rate_by_hand() {
     // learning rate 0.1 is 0.1 (ŷ - y).
     let yhat = Tensor::new(vec![1, 2], vec![1.0, 2.0]);
     let y = Tensor::new(vec![1, 2], vec![0.0, 0.0]);
-    assert_eq!(eval(&loss::mse_map(), &[&yhat, &y])[0].data(), &[2.5]);
+    assert_eq!(eval_tensors(&loss::mse_map(), &[&yhat, &y])[0].data(), &[2.5]);
     let model = crate::circuit::Circuit::identity(1);
     let lens = loss::learner(&model, &loss::mse(), 0.1).unwrap();
-    let d = eval(lens.changes(), &[&yhat, &y]);
+    let d = eval_tensors(lens.changes(), &[&yhat, &y]);
     assert_eq!(d[0].data(), &[0.1, 0.2]);
     // Cross-entropy of equal logits against class 0 of 2: ln 2; change softmax - y.
     let z = Tensor::new(vec![1, 2], vec![0.5, 0.5]);
     let t = Tensor::new(vec![1, 2], vec![1.0, 0.0]);
-    let l = eval(&loss::softmax_cross_entropy_map(), &[&z, &t])[0].data()[0];
+    let l = eval_tensors(&loss::softmax_cross_entropy_map(), &[&z, &t])[0].data()[0];
     assert!((l - std::f32::consts::LN_2).abs() < 1e-6);
     let lens = loss::learner(&model, &loss::softmax_cross_entropy(), 1.0).unwrap();
-    let d = eval(lens.changes(), &[&z, &t]);
+    let d = eval_tensors(lens.changes(), &[&z, &t]);
     assert!((d[0].data()[0] + 0.5).abs() < 1e-6 && (d[0].data()[1] - 0.5).abs() < 1e-6);
 }
 
@@ -342,8 +342,8 @@ fn parameter_changes_skip_the_input_gradient() {
 fn straight_through_max_is_one_hot_forward_and_identity_backward() {
     let f = one_gate(SmoothOp::StraightThroughMax);
     let x = Tensor::new(vec![3, 3], vec![0.1, 0.7, 0.2, 2.0, 2.0, -1.0, -3.0, -2.0, -5.0]);
-    assert_eq!(eval(&f, &[&x])[0].data(), &[0., 1., 0., 1., 0., 0., 0., 1., 0.]);
+    assert_eq!(eval_tensors(&f, &[&x])[0].data(), &[0., 1., 0., 1., 0., 0., 0., 1., 0.]);
     let dy = Tensor::new(vec![3, 3], (0..9).map(|i| i as f32 - 4.0).collect());
-    let dx = eval(&rdiff(&f), &[&x, &dy]).swap_remove(0);
+    let dx = eval_tensors(&rdiff(&f), &[&x, &dy]).swap_remove(0);
     assert_eq!(dx.data(), dy.data());
 }

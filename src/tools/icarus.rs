@@ -40,7 +40,7 @@ pub fn run_icarus(
 }
 
 /// [`run_icarus`] checking every `step`-th vector of the bench only (`vvp +step=K`, see
-/// [`crate::io::testbench`]); the outcome counts the vectors checked.
+/// [`write_testbench`](crate::write_testbench)); the outcome counts the vectors checked.
 ///
 /// # Errors
 /// As [`run_icarus`].

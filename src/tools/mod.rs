@@ -12,5 +12,5 @@ pub mod yosys;
 
 pub use abc::{Cec, Matching, abc_cec, abc_cec_limited};
 pub use icarus::{IcarusOutcome, run_icarus, run_icarus_every, run_icarus_limited};
-pub use tool::{BoundedRun, DEFAULT_TOOL_TIMEOUT, Tool, ToolError, ToolLimits, run_bounded};
+pub use tool::{DEFAULT_TOOL_TIMEOUT, Tool, ToolError, ToolLimits};
 pub use yosys::{YosysCounts, YosysFlow, yosys_counts, yosys_counts_limited};

@@ -28,16 +28,14 @@ mod smooth;
 
 pub use checkpoint::{Blob, Checkpoint, CheckpointError, RuleState};
 /// The hardware-exact vote rule's pieces (its generator, draws and margin test).
-pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, draw, group_margin, salt, state_after, xorshift64};
+pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt};
 pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, VoteParams};
 pub use relaxed::{Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, train_relaxed};
 #[cfg(test)]
 use ring::polycirc_iris_parts;
 pub use ring::{FixedRun, IrisRing, RingEpoch, RingRule, polycirc_iris};
 pub use ring_batch::{RingBatchRule, RingLanes};
-pub use smooth::{
-    IrisAccuracies, SmoothEpoch, SmoothParams, SmoothRule, gradient_circuit, numeric_optics_iris,
-};
+pub use smooth::{IrisAccuracies, SmoothEpoch, SmoothParams, SmoothRule, numeric_optics_iris};
 
 use rand::SeedableRng;
 use rand::seq::SliceRandom;

@@ -12,7 +12,7 @@
 
 mod hw;
 
-pub use hw::{ACCEPT_BITS, HwVoteError, HwVoteParams, draw, group_margin, salt, state_after, xorshift64};
+pub use hw::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt, state_after, xorshift64};
 
 use super::{Blob, CheckpointError, EarlyStop, Order, Rule, RuleState};
 use crate::circuit::Circuit;

@@ -14,7 +14,7 @@ use crate::lanes::BitMatrix;
 use crate::learn::relaxed::{RelaxedNet, argmax, gather, one_hot};
 use crate::smooth::loss::{self, LossKind};
 use crate::smooth::optim::{Adam, Optimizer as _};
-use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval, parameter_changes, shared};
+use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors, parameter_changes, shared};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -304,9 +304,9 @@ impl Rule for RelaxedRule<'_> {
             self.steps += 1;
             let (x, y) = (gather(self.inputs, idx), one_hot(self.labels, idx, classes));
             let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
-            let mut out = eval(&self.step, &ins);
+            let mut out = eval_tensors(&self.step, &ins);
             let scores = out.pop().expect("scores");
-            let mean = eval(&self.ce, &[&scores, &y])[0].data()[0];
+            let mean = eval_tensors(&self.ce, &[&scores, &y])[0].data()[0];
             loss += f64::from(mean) * idx.len() as f64;
             for (s, &e) in scores.data().chunks(classes).zip(idx) {
                 correct += usize::from(argmax(s) == self.labels[e] as usize);

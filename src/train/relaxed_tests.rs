@@ -69,7 +69,7 @@ fn hard_tables_reproduce_the_boolean_network() {
                     params[base..base + size].iter().map(|&v| f32::from(u8::from(v)))
                 })
                 .collect();
-            h = lut::lut(&wiring, &Tensor::new(vec![layer.width(), size], hard), &h);
+            h = lut::soft_lut(&wiring, &Tensor::new(vec![layer.width(), size], hard), &h);
         }
         let want = forward(&net.network.circuit, &params, &x);
         for j in 0..want.rows() {
@@ -111,7 +111,7 @@ fn a_hard_input_choice_is_the_learned_wiring() {
     let idx: Vec<usize> = (0..50).collect();
     let ins: Vec<Tensor> =
         net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
-    let scores = eval(&net.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0);
+    let scores = eval_tensors(&net.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0);
     let out = forward(&discrete.circuit, &params, &x);
     let per = out.rows() / 3;
     for e in 0..50 {
@@ -137,8 +137,8 @@ fn straight_through_gates_are_the_discrete_network() {
     let ins: Vec<Tensor> =
         net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
     let ins: Vec<&Tensor> = ins.iter().collect();
-    let scores = eval(&net.circuit_with(1.0, true), &ins).swap_remove(0);
-    let soft = eval(&net.circuit(1.0), &ins).swap_remove(0);
+    let scores = eval_tensors(&net.circuit_with(1.0, true), &ins).swap_remove(0);
+    let soft = eval_tensors(&net.circuit(1.0), &ins).swap_remove(0);
     assert_ne!(scores, soft, "soft logits: the relaxed network differs");
     let out = forward(&net.network.circuit, &params, &x);
     let per = out.rows() / 3;
@@ -151,7 +151,7 @@ fn straight_through_gates_are_the_discrete_network() {
     let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
     let step = step_circuit(&net.circuit_with(1.0, true));
     let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
-    let grads = eval(&step, &with_y);
+    let grads = eval_tensors(&step, &with_y);
     for g in &grads[..net.layers.len()] {
         assert!(g.data().iter().any(|&v| v != 0.0), "every layer's logits learn");
     }
@@ -173,7 +173,7 @@ fn gate_mixture_tables_are_truth_tables() {
     w[16 + 0b0110] = 30.0;
     let x = Tensor::new(vec![2, 1], vec![0.3, 0.6]); // a = 0.3, b = 0.6, one example
     let ins: Vec<Tensor> = net.logit_tensors(&w).into_iter().chain(net.wiring()).chain([x]).collect();
-    let y = eval(&net.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0);
+    let y = eval_tensors(&net.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0);
     let y = y.data();
     assert!((y[0] - 0.3 * 0.6).abs() < 1e-5 && (y[1] - (0.3 + 0.6 - 2.0 * 0.18)).abs() < 1e-5, "{y:?}");
 }
@@ -201,7 +201,7 @@ fn logit_gradients_match_finite_differences() {
         let with = |w: &[f32], c: &SmoothCircuit, extra: &[&Tensor]| {
             let params = net.logit_tensors(w);
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain(extra.iter().copied()).collect();
-            eval(c, &ins)
+            eval_tensors(c, &ins)
         };
         let n_tensors = model.n_params();
         let g: Vec<f32> = with(&logits, &step_circuit(&model), &[&x, &y])[..n_tensors]
@@ -209,7 +209,7 @@ fn logit_gradients_match_finite_differences() {
             .flat_map(|t| t.data().to_vec())
             .collect();
         let ce = loss::softmax_cross_entropy_map();
-        let loss = |w: &[f32]| f64::from(eval(&ce, &[&with(w, &model, &[&x])[0], &y])[0].data()[0]);
+        let loss = |w: &[f32]| f64::from(eval_tensors(&ce, &[&with(w, &model, &[&x])[0], &y])[0].data()[0]);
         let h = 1e-2f32;
         for i in (0..logits.len()).step_by(3) {
             let (mut up, mut down) = (logits.clone(), logits.clone());
@@ -225,7 +225,7 @@ fn logit_gradients_match_finite_differences() {
 /// classifies the held-out examples; the result is the same for any thread count.
 #[test]
 fn gates_learn_iris_and_discretise() {
-    let ds = data::load("iris").unwrap();
+    let ds = data::load_dataset("iris").unwrap();
     let (tr, te) = data::stratified_split(&ds.labels, 0.3, 0);
     let (train_ds, test_ds) = (ds.subset(&tr), ds.subset(&te));
     let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train_ds).unwrap();
@@ -312,11 +312,11 @@ fn a_narrowed_choice_keeps_the_heaviest_candidates() {
         let idx: Vec<usize> = (0..50).collect();
         let ins: Vec<Tensor> =
             n.logit_tensors(l).into_iter().chain(n.wiring()).chain([gather(&x, &idx)]).collect();
-        eval(&n.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
+        eval_tensors(&n.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
     };
     assert_eq!(scores(&narrowed, &small).data(), scores(&net, &padded).data());
 
-    let ds = data::load("iris").unwrap();
+    let ds = data::load_dataset("iris").unwrap();
     let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &ds).unwrap();
     let x = enc.encode(&ds).unwrap();
     let spec = RelaxedSpec::parse("gates:60x2", 3).unwrap();

@@ -8,7 +8,7 @@ use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 use crate::smooth::loss::{LossKind, learner};
 use crate::smooth::optim::{Optimizer, OptimizerSpec, OptimizerState};
-use crate::smooth::{SmoothCircuit, Tensor, eval, parameter_changes};
+use crate::smooth::{SmoothCircuit, Tensor, eval_tensors, parameter_changes};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +86,7 @@ impl<'a> SmoothRule<'a> {
             model.params.iter().zip(&ahead).map(|(t, a)| a.as_ref().unwrap_or(t)).collect();
         ins.push(x);
         ins.push(y);
-        let grads = eval(&self.grad, &ins);
+        let grads = eval_tensors(&self.grad, &ins);
         for ((t, g), o) in model.params.iter_mut().zip(&grads).zip(self.opts.iter_mut()) {
             o.step(t.data_mut(), g.data());
         }

@@ -3,5 +3,5 @@
 //! SAT layer it runs on ([`crate::sat`]), gathered under one name.
 
 pub use crate::pass::cec;
-pub use crate::pass::cec::{CEC_LIMITS, CecMethod, CecParams, CecReport, Verdict, cec, cec_with};
-pub use crate::sat::{SatLimits, SatStats, cnf, solver};
+pub use crate::pass::cec::{CEC_LIMITS, CecMethod, CecParams, Verdict, cec, cec_with};
+pub use crate::sat::SatLimits;

@@ -2,14 +2,11 @@
 //! simulation, random circuits and a trained Iris model.
 #![allow(dead_code)]
 
-use circuitlearn::circuit::{Circuit, CircuitBuilder, WireId};
-use circuitlearn::data::{self, Encoder, Encoding};
-use circuitlearn::domain::{Bool, BoolBuild, bind_params};
-use circuitlearn::io::testbench::{concat_examples, random_inputs};
-use circuitlearn::lanes::{BitMatrix, EvalParams, eval_lanes};
-use circuitlearn::learn::{ModelSpec, Network};
-use circuitlearn::tools::Tool;
-use circuitlearn::train::{RdaRule, RdaVariant, Trainer, VoteParams};
+use circuitlearn::{
+    BitMatrix, Bool, BoolBuild, Circuit, CircuitBuilder, Encoder, Encoding, EvalParams, ModelSpec, Network,
+    RdaRule, RdaVariant, Tool, Trainer, VoteParams, WireId, bind_params, concat_examples, eval_lanes,
+    load_dataset, random_inputs, stratified_split,
+};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::io::Write;
@@ -103,8 +100,8 @@ pub fn random_circuit(seed: u64, n_inputs: usize, n_gates: usize, wire_tables: b
 /// The default Iris model trained through the library: the bound circuit and the
 /// encoded train and test examples, one after the other.
 pub fn trained_iris() -> (Circuit<Bool>, BitMatrix) {
-    let iris = data::load("iris").expect("embedded iris");
-    let (tr, te) = data::stratified_split(&iris.labels, 0.3, 0);
+    let iris = load_dataset("iris").expect("embedded iris");
+    let (tr, te) = stratified_split(&iris.labels, 0.3, 0);
     let (train, test) = (iris.subset(&tr), iris.subset(&te));
     let enc = Encoder::fit(&Encoding::Thermometer { bits: 8 }, &train).expect("encoder");
     let spec: ModelSpec = "lut:6:64x1,groupsum:3".parse().expect("spec");

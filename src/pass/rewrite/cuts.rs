@@ -2,6 +2,7 @@
 //! cuts of at most four leaves (besides the trivial cut), built bottom-up by merging its
 //! fan-ins' cuts, dominated cuts dropped, smallest first.
 
+#[cfg(test)]
 use crate::aig::Aig;
 use crate::pass::graph::Graph;
 
@@ -31,6 +32,7 @@ impl Cut {
     }
 }
 
+#[cfg(test)]
 /// The cuts of every node of an AIG, flat.
 pub struct Cuts {
     stride: usize,
@@ -117,6 +119,7 @@ fn merge_fanins(ca: &[Cut], a_neg: bool, cb: &[Cut], b_neg: bool, limit: usize, 
     cand.truncate(limit);
 }
 
+#[cfg(test)]
 impl Cuts {
     /// Enumerates the cuts of every node of `aig`, keeping at most `limit` non-trivial
     /// cuts per node.
