@@ -3,10 +3,14 @@
 //! blasted circuit strashed so constant products fold) and its reverse derivative
 //! `R[f]` with the weights as inputs, in `Z_(2^K)` for K = 8, 16, 32, over 4,096
 //! examples. Throughput is in examples.
+//!
+//! Then training: one epoch of mini-batch descent (`train::RingBatchRule`, batch 64) of
+//! the same model over 4,096 examples, one example per word against bit-sliced, in
+//! `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
 
 use circuitlearn::{
-    Aig, EvalParams, Program, RingKind, RingModel, RingModelSpec, rdiff, ring_lanes::BitSliced,
-    ring_lanes::pack,
+    Aig, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec, Trainer, rdiff,
+    ring_lanes::BitSliced, ring_lanes::pack,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -66,5 +70,35 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, bench);
+fn bench_training(c: &mut Criterion) {
+    for ring in [RingKind::Z2k(8), RingKind::Z2k(16), RingKind::Sat(2047)] {
+        let m = RingModel::init(RingModelSpec::Linear, ring, 2, 4, 3, 0);
+        let (changes, update) = m.descent_circuits(1).unwrap();
+        let x: Vec<Vec<u64>> = rows(4, ring, 1)
+            .into_iter()
+            .map(|mut r| {
+                r.push(ring.from_signed(4));
+                r
+            })
+            .collect();
+        let y: Vec<Vec<u64>> = (0..EXAMPLES)
+            .map(|i| (0..3).map(|k| ring.from_signed(if i % 3 == k { 4 } else { 0 })).collect())
+            .collect();
+        let mut g = c
+            .benchmark_group(format!("ring_train_{}_{EXAMPLES}_examples", ring.to_string().replace(':', "")));
+        g.throughput(Throughput::Elements(EXAMPLES as u64));
+        g.sample_size(10);
+        for lanes in [RingLanes::Word, RingLanes::BitSliced] {
+            // The rule (and its bit-blasted circuit) is built once, as a run builds it.
+            let mut rule =
+                RingBatchRule::new((&changes, &update), ring, m.params.clone(), (&x, &y), 64, lanes);
+            g.bench_function(lanes.name(), |b| {
+                b.iter(|| Trainer::new().epochs(1).run(&mut rule, None, |_| {}).unwrap())
+            });
+        }
+        g.finish();
+    }
+}
+
+criterion_group!(benches, bench, bench_training);
 criterion_main!(benches);

@@ -285,6 +285,32 @@ impl RingKind {
     }
 }
 
+/// A random ring circuit for property tests: `n_in` arguments, then one gate per
+/// `(op, i, j)` (operation `op % 7` of the wires `i` and `j`, modulo the wires so far),
+/// the last three wires as outputs.
+#[cfg(test)]
+pub(crate) fn random_circuit(ops: &[(u8, u8, u8)], n_in: usize) -> Circuit<RingGate> {
+    use super::ring::PolyBuild;
+    let mut b = CircuitBuilder::<RingGate>::new(0, n_in);
+    let mut w: Vec<WireId> = b.args();
+    for &(o, i, j) in ops {
+        let (a, c) = (w[i as usize % w.len()], w[j as usize % w.len()]);
+        let op = match o % 7 {
+            0 => PolyOp::Add,
+            1 => PolyOp::Sub,
+            2 => PolyOp::Neg,
+            3 => PolyOp::Mul,
+            4 => PolyOp::Shr(i % 5),
+            5 => PolyOp::Clip(-(i64::from(i)), i64::from(j)),
+            _ => PolyOp::Const(u64::from(i) << 7 | u64::from(j)),
+        };
+        let n = crate::circuit::Signature::arity(&RingGate::new(op));
+        w.push(b.poly(op, &[a, c][..n]));
+    }
+    let out = w[w.len().saturating_sub(3)..].to_vec();
+    b.finish(out).expect("a random circuit is valid")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -318,27 +344,6 @@ mod tests {
         assert_eq!(s.signed(s.mul(v(-20), v(6))), -100);
         assert_eq!(s.signed(s.add(v(-70), v(50))), -20);
         assert_eq!(s.signed(s.neg(v(-100))), 100);
-    }
-
-    fn random_circuit(ops: &[(u8, u8, u8)], n_in: usize) -> Circuit<RingGate> {
-        let mut b = CircuitBuilder::<RingGate>::new(0, n_in);
-        let mut w: Vec<WireId> = b.args();
-        for &(o, i, j) in ops {
-            let (a, c) = (w[i as usize % w.len()], w[j as usize % w.len()]);
-            let op = match o % 7 {
-                0 => PolyOp::Add,
-                1 => PolyOp::Sub,
-                2 => PolyOp::Neg,
-                3 => PolyOp::Mul,
-                4 => PolyOp::Shr(i % 5),
-                5 => PolyOp::Clip(-(i64::from(i)), i64::from(j)),
-                _ => PolyOp::Const(u64::from(i) << 7 | u64::from(j)),
-            };
-            let n = crate::circuit::Signature::arity(&RingGate::new(op));
-            w.push(b.poly(op, &[a, c][..n]));
-        }
-        let out = w[w.len() - 3..].to_vec();
-        b.finish(out).unwrap()
     }
 
     fn relabel<R: Ring>(c: &Circuit<RingGate>) -> Circuit<Poly<R>> {

@@ -31,18 +31,26 @@ pub struct BitSliced {
 pub fn pack(rows: &[Vec<u64>], n: usize, ring: RingKind) -> BitMatrix {
     let w = ring.width();
     let mut m = BitMatrix::zeros(n * w, rows.len());
-    for (word, chunk) in rows.chunks(64).enumerate() {
-        for i in 0..n {
-            for b in 0..w {
-                let mut bits = 0u64;
-                for (lane, x) in chunk.iter().enumerate() {
-                    bits |= (x[i] >> b & 1) << lane;
-                }
-                m.row_mut(i * w + b)[word] = bits;
+    pack_into(&mut m, 0, rows.iter().map(Vec::as_slice), w);
+    m
+}
+
+/// Sets the bits of examples' elements into `m`: bit `b` of element `i` of the `e`-th
+/// example goes to row `(first + i) * w + b`, lane `e` (the rows start cleared). Only the
+/// set bits of each element are visited.
+pub fn pack_into<'r>(m: &mut BitMatrix, first: usize, rows: impl Iterator<Item = &'r [u64]>, w: usize) {
+    let low = if w >= 64 { u64::MAX } else { (1u64 << w) - 1 };
+    for (e, x) in rows.enumerate() {
+        let (word, bit) = (e / 64, 1u64 << (e % 64));
+        for (i, &v) in x.iter().enumerate() {
+            let mut v = v & low;
+            while v != 0 {
+                let b = v.trailing_zeros() as usize;
+                m.row_mut((first + i) * w + b)[word] |= bit;
+                v &= v - 1;
             }
         }
     }
-    m
 }
 
 /// Output bit rows back to canonical elements, one vector of `n` per example.
@@ -103,31 +111,8 @@ impl BitSliced {
 mod tests {
     use super::*;
     use crate::cat::rdiff;
-    use crate::circuit::{CircuitBuilder, WireId};
-    use crate::domain::ring::{PolyBuild, PolyOp};
-    use crate::domain::ring_kind::RingGate;
+    use crate::domain::ring_kind::random_circuit;
     use proptest::prelude::*;
-
-    fn circuit(ops: &[(u8, u8, u8)], n_in: usize) -> Circuit<RingGate> {
-        let mut b = CircuitBuilder::<RingGate>::new(0, n_in);
-        let mut w: Vec<WireId> = b.args();
-        for &(o, i, j) in ops {
-            let (a, c) = (w[i as usize % w.len()], w[j as usize % w.len()]);
-            let op = match o % 7 {
-                0 => PolyOp::Add,
-                1 => PolyOp::Sub,
-                2 => PolyOp::Neg,
-                3 => PolyOp::Mul,
-                4 => PolyOp::Shr(i % 4),
-                5 => PolyOp::Clip(-i64::from(i), i64::from(j)),
-                _ => PolyOp::Const(u64::from(i) * 3),
-            };
-            let n = RingGate::new(op).arity();
-            w.push(b.poly(op, &[a, c][..n]));
-        }
-        let out = w[w.len() - 2..].to_vec();
-        b.finish(out).unwrap()
-    }
 
     proptest! {
         /// f and R[f], bit-sliced over 64 examples a word, equal one example a word.
@@ -137,7 +122,7 @@ mod tests {
             seed in any::<u64>(),
             ring in prop_oneof![Just(RingKind::Z2k(8)), Just(RingKind::Z2k(13)), Just(RingKind::Zp(13)), Just(RingKind::Zp(251)), Just(RingKind::Sat(100))],
         ) {
-            let f = ring.canonical(&circuit(&ops, 3));
+            let f = ring.canonical(&random_circuit(&ops, 3));
             let r = ring.canonical(&rdiff(&f));
             let mut s = seed | 1;
             let mut next = || { s ^= s << 13; s ^= s >> 7; s ^= s << 17; s };

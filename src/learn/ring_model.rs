@@ -356,6 +356,32 @@ impl RingModel {
     /// # Errors
     /// [`ArityMismatch`] if the parts do not compose (a bug).
     pub fn step_circuit(&self, lr: i64) -> Result<Circuit<RingGate>, ArityMismatch> {
+        let (lens, update) = self.learner_and_update(lr)?;
+        Ok(self.ring.canonical(&step(&lens, self.params.len(), &update)?))
+    }
+
+    /// The two halves of [`step_circuit`](Self::step_circuit) for batched descent: the
+    /// parameter changes `P x (A, Y) -> P` (the learner's reverse derivative at the
+    /// parameters; what a batch averages) and the update `(P, dP) -> P`, constants
+    /// canonical in the ring. The step circuit computes `update(p, changes(p, x, y))`.
+    ///
+    /// # Errors
+    /// As [`step_circuit`](Self::step_circuit).
+    pub fn descent_circuits(&self, lr: i64) -> Result<(Circuit<RingGate>, Circuit<RingGate>), ArityMismatch> {
+        let (lens, update) = self.learner_and_update(lr)?;
+        let n = self.params.len();
+        let changes = lens.changes();
+        let mut b = CircuitBuilder::<RingGate>::new(n, changes.n_inputs() - n);
+        let ins: Vec<WireId> = b.params().into_iter().chain(b.args()).collect();
+        let d = b.instantiate(changes, &ins)?;
+        let changes = b.finish(d[..n].to_vec()).expect("changes circuit is valid").pruned();
+        Ok((self.ring.canonical(&changes), self.ring.canonical(&update)))
+    }
+
+    fn learner_and_update(
+        &self,
+        lr: i64,
+    ) -> Result<(crate::cat::Lens<RingGate>, Circuit<RingGate>), ArityMismatch> {
         let model = self.circuit();
         let c = self.n_classes;
         let zero = |b: &mut CircuitBuilder<RingGate>| b.poly(PolyOp::Const(0), &[]);
@@ -370,7 +396,7 @@ impl RingModel {
             }
         };
         let update = fixed_gd_scaled::<crate::domain::ring::Z2k<64>>(self.frac_bits, lr, &extra);
-        Ok(self.ring.canonical(&step(&lens, self.params.len(), &update)?))
+        Ok((lens, update))
     }
 
     /// One-hot targets (`ONE` for the class) of each label.

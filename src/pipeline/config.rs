@@ -159,6 +159,9 @@ pub struct PolyConfig {
     pub lr: f64,
     /// In fixed point (`round(lr * 2^F)`, at least 1).
     pub lr_fixed: i64,
+    /// Examples per step: 1 is per-example descent (the step circuit), more is
+    /// mini-batch descent on the mean change (`train::RingBatchRule`).
+    pub batch: usize,
 }
 
 /// The model family and its training settings.
@@ -705,13 +708,12 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--file-order", o.file_order.is_some()),
         ("--init", o.init.is_some()),
         ("--encoding", o.encoding.is_some()),
-        ("--batch", o.batch.is_some()),
         ("--exact-inputs", o.exact_inputs.is_some()),
     ];
     if let Some((flag, _)) = other.iter().find(|(_, set)| *set) {
         return Err(bad(
             flag,
-            "does not apply to --domain poly (ring models: --ring, --model linear|mlp:H, --frac-bits, --lr, --epochs)",
+            "does not apply to --domain poly (ring models: --ring, --model linear|mlp:H, --frac-bits, --lr, --epochs, --batch)",
         ));
     }
     if let Some(l) = o.loss.as_deref().filter(|&l| l != "displacement") {
@@ -750,7 +752,8 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
             ),
         ));
     }
-    Ok(PolyConfig { ring, spec, frac_bits, lr, lr_fixed: scaled as i64 })
+    let batch = o.batch.map_or(Ok(1), |b| at_least_one("--batch", b))?;
+    Ok(PolyConfig { ring, spec, frac_bits, lr, lr_fixed: scaled as i64, batch })
 }
 
 #[cfg(test)]

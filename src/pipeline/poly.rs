@@ -1,6 +1,7 @@
 //! The `--domain poly` stages: encode the features into the ring, train the ring model
 //! with the engine's [`RingRule`] (per-example fixed-point descent, a fresh order every
-//! epoch, checkpoints and resume as every rule), and synthesise the bit-blasted
+//! epoch, checkpoints and resume as every rule) or, with `--batch B > 1`,
+//! [`RingBatchRule`] (the mean change of `B` examples, bit-sliced where that is faster), and synthesise the bit-blasted
 //! classifier (the scores circuit in the ring, parameters bound) as the AIG whose AND
 //! nodes `metrics.json` counts.
 
@@ -11,7 +12,7 @@ use crate::aig::Aig;
 use crate::domain::blast_ring::bit_blast_ring;
 use crate::learn::ring_model::{FeatureCoding, RingModel, n_features};
 use crate::pass::PassContext;
-use crate::train::{RingRule, StopReason, Trainer};
+use crate::train::{RingBatchRule, RingLanes, RingRule, StopReason, Trainer};
 use std::path::Path;
 
 /// What a poly run trains and what it trained.
@@ -40,9 +41,22 @@ pub(super) fn train_poly(
     let xs = model.with_bias(&x_train);
     let ys = model.targets(&train.labels);
     let order: Vec<usize> = (0..xs.len()).collect();
-    let mut rule = RingRule::new(&step, model.params.clone(), &xs, &ys, order).in_ring(p.ring).shuffled(true);
-    let report = run_rule(trainer, &mut rule, ckpt, resume, on_epoch)?;
-    model.params = rule.into_params();
+    let report = if p.batch <= 1 {
+        let mut rule =
+            RingRule::new(&step, model.params.clone(), &xs, &ys, order).in_ring(p.ring).shuffled(true);
+        let report = run_rule(trainer, &mut rule, ckpt, resume, on_epoch)?;
+        model.params = rule.into_params();
+        report
+    } else {
+        let (changes, update) =
+            model.descent_circuits(p.lr_fixed).map_err(|e| PipelineError::Invalid(e.to_string()))?;
+        let lanes = RingLanes::auto(p.ring, p.batch);
+        let mut rule =
+            RingBatchRule::new((&changes, &update), p.ring, model.params.clone(), (&xs, &ys), p.batch, lanes);
+        let report = run_rule(trainer, &mut rule, ckpt, resume, on_epoch)?;
+        model.params = rule.into_params();
+        report
+    };
     Ok((TrainedModel::Poly { model, coding, x_train, x_test }, report.stop, report.epoch_seconds))
 }
 
@@ -61,10 +75,11 @@ pub(super) fn poly_metrics(
     epochs: usize,
     stop: &str,
 ) -> serde_json::Value {
-    let lr = match &cfg.model {
-        super::ModelConfig::Poly(p) => Some((p.lr, p.lr_fixed)),
-        _ => None,
+    let (lr, batch) = match &cfg.model {
+        super::ModelConfig::Poly(p) => (Some((p.lr, p.lr_fixed)), p.batch),
+        _ => (None, 1),
     };
+    let path = if batch <= 1 { "ring-descent" } else { RingLanes::auto(model.ring, batch).name() };
     serde_json::json!({
         "domain": "poly",
         "model": model.spec.to_string(),
@@ -73,7 +88,8 @@ pub(super) fn poly_metrics(
         "frac_bits": model.frac_bits,
         "optimizer": "gd",
         "loss": "displacement",
-        "training_path": "ring-descent",
+        "training_path": path,
+        "batch": batch,
         "lr": lr.map(|l| l.0),
         "lr_fixed": lr.map(|l| l.1),
         "epochs": epochs,

@@ -12,7 +12,8 @@
 //! - [`RelaxedRule`]: relaxed gate and LUT networks by Adam, with narrowing, hard choice
 //!   and straight-through as scheduled [`Phase`]s;
 //! - [`SmoothRule`]: f32 tensor models by SGD, momentum, Nesterov, AdaGrad or Adam;
-//! - [`RingRule`]: polynomial circuits over a ring by their fixed-point step circuit.
+//! - [`RingRule`]: polynomial circuits over a ring by their fixed-point step circuit;
+//!   [`RingBatchRule`] by mini-batches of the step's two halves, bit-sliced where faster.
 //!
 //! A run ends with a [`Report`]: why it stopped ([`StopReason`], carrying the values
 //! that stopped it) and the rule's figures for every epoch. Stopping after any epoch and
@@ -23,6 +24,7 @@ mod checkpoint;
 mod rda;
 mod relaxed;
 mod ring;
+mod ring_batch;
 mod smooth;
 
 pub use checkpoint::{Blob, Checkpoint, CheckpointError, RuleState};
@@ -33,6 +35,7 @@ pub use relaxed::{Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, tra
 #[cfg(test)]
 use ring::polycirc_iris_parts;
 pub use ring::{FixedRun, IrisRing, RingEpoch, RingRule, polycirc_iris};
+pub use ring_batch::{RingBatchRule, RingLanes};
 pub use smooth::{IrisAccuracies, SmoothEpoch, SmoothParams, SmoothRule, numeric_optics_iris};
 
 use rand::SeedableRng;

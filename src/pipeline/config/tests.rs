@@ -134,7 +134,6 @@ fn poly_runs_resolve_and_bad_rings_are_refused() {
         ("domain = \"poly\"\nmodel = \"lut:6:8x1\"", "--model"),
         ("domain = \"poly\"\nfrac-bits = 0", "--frac-bits"),
         ("domain = \"poly\"\nlr = 0.0001", "--lr"),
-        ("domain = \"poly\"\nbatch = 8", "--batch"),
         ("domain = \"poly\"\nencoding = \"threshold\"", "--encoding"),
         ("domain = \"poly\"\noptimizer = \"adam\"", "--optimizer"),
         ("domain = \"poly\"\npasses = \"dc\"", "--passes"),
