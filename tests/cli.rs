@@ -299,3 +299,64 @@ fn boolean_training_on_an_idx_directory_uses_its_test_split() {
     assert_eq!(both.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&both.stderr).contains("brings its own test set"));
 }
+
+/// A synthetic MNIST-shaped directory: 28x28 images of "0" (a ring), "1" (a bar) and "7"
+/// (a diagonal, which the protocol must drop), with a few pixels flipped.
+fn synthetic_digits(dir: &Path) {
+    let mut state = 12345u64;
+    let mut noise = move || {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (state >> 33) % 100 < 3
+    };
+    let mut split = |prefix: &str, count: usize| {
+        let (mut pixels, mut labels) = (Vec::new(), Vec::new());
+        for i in 0..count {
+            let digit = [0u8, 1, 7][i % 3];
+            for r in 0..28i32 {
+                for c in 0..28i32 {
+                    let d2 = (r - 14).pow(2) + (c - 14).pow(2);
+                    let ink = match digit {
+                        0 => (49..=100).contains(&d2),
+                        1 => (13..=15).contains(&c) && (4..24).contains(&r),
+                        _ => (r - c).abs() <= 1,
+                    };
+                    pixels.push(if ink != noise() { 200 } else { 0 });
+                }
+            }
+            labels.push(digit);
+        }
+        let n = u32::try_from(count).unwrap();
+        let images = circuitlearn::encode_u8(&[n, 28, 28], &pixels);
+        std::fs::write(dir.join(format!("{prefix}-images-idx3-ubyte")), images).unwrap();
+        std::fs::write(
+            dir.join(format!("{prefix}-labels-idx1-ubyte")),
+            circuitlearn::encode_u8(&[n], &labels),
+        )
+        .unwrap();
+    };
+    split("train", 80);
+    split("t10k", 30);
+}
+
+#[test]
+fn repro_rda_mnist_learns_zeros_from_ones_and_selects_on_validation() {
+    let d = tempfile::tempdir().unwrap();
+    synthetic_digits(d.path());
+    let dir = d.path().to_str().unwrap();
+    let args = ["repro", "rda-mnist", "--data", dir, "--pool", "40", "--steps", "120", "--json"];
+    let out = circuitlearn(&args, d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    // 54 training and 20 test images of digits 0 and 1: a pool of 40, 14 to validate.
+    assert_eq!((j["pool"].as_u64(), j["valid"].as_u64(), j["test"].as_u64()), (Some(40), Some(14), Some(20)));
+    assert!(j["valid_accuracy"].as_f64().unwrap() >= 0.9, "{j}");
+    assert!(j["test_accuracy"].as_f64().unwrap() >= 0.9, "{j}");
+    assert!(j["best_step"].as_u64().unwrap() >= 1, "the all-zero start is not the answer: {j}");
+    // Without data, and with its flags on another experiment: one line, exit 2.
+    assert_bad_input(&["repro", "rda-mnist"], d.path(), "needs --data DIR");
+    assert_bad_input(
+        &["repro", "rda-iris", "--steps", "5"],
+        d.path(),
+        "--steps applies only to repro rda-mnist",
+    );
+}

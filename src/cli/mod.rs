@@ -12,6 +12,7 @@ mod map;
 mod opt;
 mod plot;
 mod repro;
+mod repro_mnist;
 mod repro_ring;
 mod results;
 mod ring;

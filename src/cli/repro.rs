@@ -29,11 +29,24 @@ use clap::Args;
 /// Arguments of `repro`.
 #[derive(Debug, Args)]
 pub struct ReproArgs {
-    /// Experiment: rda-iris, polycirc-iris, numeric-optics-iris, sat-vs-wrap.
+    /// Experiment: rda-iris, rda-mnist, polycirc-iris, numeric-optics-iris, sat-vs-wrap.
     pub name: String,
     /// Print one JSON object as the last line.
     #[arg(long)]
     pub json: bool,
+    /// rda-mnist: directory with MNIST's IDX files (not shipped).
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<std::path::PathBuf>,
+    /// rda-mnist: single-example RDA steps [default: 1000].
+    #[arg(long)]
+    pub steps: Option<usize>,
+    /// rda-mnist: training images of digits 0 and 1 in the pool, the rest validate
+    /// [default: 11400].
+    #[arg(long)]
+    pub pool: Option<usize>,
+    /// rda-mnist: seed of the pool's shuffle [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
 }
 
 /// Runs `repro`.
@@ -41,13 +54,33 @@ pub struct ReproArgs {
 /// # Errors
 /// Unknown experiment name.
 pub fn run(a: &ReproArgs) -> anyhow::Result<()> {
+    if a.name != "rda-mnist" {
+        let given = [
+            ("--data", a.data.is_some()),
+            ("--steps", a.steps.is_some()),
+            ("--pool", a.pool.is_some()),
+            ("--seed", a.seed.is_some()),
+        ];
+        if let Some((flag, _)) = given.iter().find(|(_, set)| *set) {
+            return Err(UsageError(format!("{flag} applies only to repro rda-mnist")).into());
+        }
+    }
     match a.name.as_str() {
+        "rda-mnist" => {
+            let d = super::repro_mnist::RdaMnistParams::default();
+            let p = super::repro_mnist::RdaMnistParams {
+                steps: a.steps.unwrap_or(d.steps),
+                pool: a.pool.unwrap_or(d.pool),
+                seed: a.seed.unwrap_or(d.seed),
+            };
+            super::repro_mnist::run(a.data.as_deref(), &p, a.json)
+        }
         "rda-iris" => rda_iris(a.json),
         "polycirc-iris" => polycirc_iris(a.json),
         "numeric-optics-iris" => numeric_optics_iris(a.json),
         "sat-vs-wrap" => super::repro_ring::run(a.json),
         other => Err(UsageError(format!(
-            "unknown experiment '{other}'; available: rda-iris, polycirc-iris, numeric-optics-iris, sat-vs-wrap"
+            "unknown experiment '{other}'; available: rda-iris, rda-mnist, polycirc-iris, numeric-optics-iris, sat-vs-wrap"
         ))
         .into()),
     }
