@@ -164,7 +164,7 @@ class LUTClassifier(_CircuitClassifier):
         Votes settings (``--margin``, ``--positive-weight``).
     encoding : str, default "thermometer:8"
         ``thermometer:B``, ``uniform:B`` or ``threshold`` (see the module doc).
-    passes : str, default "strash,fraig"
+    passes : str or None ("strash,resyn2,fraig" within a 120 s budget, as ``train``)
         Pass script run on the classifier's AIG before ``circuit_`` is taken. ``predict``
         runs the trained network, the same function as ``circuit_`` unless the script has
         ``dc`` (which may change outputs off the training rows; ``metrics_`` then holds
@@ -209,7 +209,7 @@ class LUTClassifier(_CircuitClassifier):
         margin=None,
         positive_weight=None,
         encoding="thermometer:8",
-        passes="strash,fraig",
+        passes=None,
         exact_inputs=None,
         time_limit=None,
         random_state=0,
@@ -289,7 +289,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         hard_gate_epochs=None,
         hard_choice_epochs=None,
         encoding="thermometer:8",
-        passes="strash,fraig",
+        passes=None,
         time_limit=None,
         random_state=0,
         n_jobs=None,
