@@ -74,12 +74,12 @@ fn zeros_and_ones(set: &LabelledImages) -> (BitMatrix, Vec<u32>) {
 /// [`UsageError`] (exit 2) if the files cannot be read or hold no digits 0 and 1, or the
 /// settings leave no pool; otherwise what the trainer reports.
 pub fn rda_mnist(dir: &Path, p: &RdaMnistParams) -> anyhow::Result<RdaMnistResult> {
-    let splits = read_image_dir(dir).map_err(|e| UsageError(format!("repro rda-mnist: {e}")))?;
-    let (x, y) = zeros_and_ones(&splits.train);
-    let (x_test, y_test) = zeros_and_ones(&splits.test);
     if p.steps == 0 || p.pool == 0 {
         return Err(UsageError("repro rda-mnist: --steps and --pool must be at least 1".into()).into());
     }
+    let splits = read_image_dir(dir).map_err(|e| UsageError(format!("repro rda-mnist: {e}")))?;
+    let (x, y) = zeros_and_ones(&splits.train);
+    let (x_test, y_test) = zeros_and_ones(&splits.test);
     if y.is_empty() || y_test.is_empty() {
         return Err(UsageError(format!(
             "repro rda-mnist: {} has no training or no test images of digits 0 and 1",

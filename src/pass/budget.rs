@@ -58,7 +58,7 @@ pub fn estimated_seconds(pass: &str, ands: usize) -> f64 {
         "rewrite" => 25.0,
         "resub" => 60.0,
         "fraig" => 100.0,
-        "refactor" => 300.0,
+        // refactor, and any other pass (dc): the costliest per node.
         _ => 300.0,
     };
     micros_per_node * ands as f64 * 1e-6
