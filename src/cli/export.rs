@@ -103,16 +103,9 @@ pub struct ExportArgs {
     /// With --trainer: epochs the bench trains for (file order).
     #[arg(long, default_value_t = 1)]
     pub epochs: usize,
-    /// With --trainer: the rule in hardware.
-    #[arg(long, value_enum, default_value = "faithful")]
-    pub trainer_mode: super::trainer_hw::TrainerMode,
-    /// With --trainer-mode votes-hw: examples per batch.
-    #[arg(long, default_value_t = 32)]
-    pub batch: usize,
-    /// With --trainer-mode votes-hw: bits of each flip and keep counter (they saturate)
-    /// [default: enough never to saturate over a batch].
-    #[arg(long)]
-    pub counter_bits: Option<u32>,
+    /// The hardware rule (with --trainer).
+    #[command(flatten)]
+    pub rule: super::trainer_hw::HwRuleArgs,
 }
 
 /// Output formats.

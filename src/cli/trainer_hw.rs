@@ -14,7 +14,7 @@ use crate::learn::{Body, ModelSpec, Network};
 use crate::pipeline::{HwMode, HwTrainCheck, HwTrainParams, check_trainer, rust_run};
 use crate::train::{HwVoteParams, VoteParams};
 use anyhow::Context;
-use clap::ValueEnum;
+use clap::{Args, ValueEnum};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use std::path::Path;
@@ -29,26 +29,36 @@ pub enum TrainerMode {
     VotesHw,
 }
 
-/// The mode for `net`: the vote rule's defaults for its head (`VoteParams::for_head`) in
-/// hardware form, counters of `counter_bits` bits (default: wide enough never to
-/// saturate over a batch), the generator seeded by `seed`.
-fn mode(
-    m: TrainerMode,
-    net: &Network,
-    batch: usize,
-    counter_bits: Option<u32>,
-    seed: u64,
-) -> anyhow::Result<HwMode> {
-    Ok(match m {
-        TrainerMode::Faithful => HwMode::Faithful,
-        TrainerMode::VotesHw => {
-            let v = VoteParams::for_head(net.spec.head, net.n_classes);
-            HwMode::Votes(
-                HwVoteParams::for_batch(&v, counter_bits, batch, seed)
-                    .map_err(|e| UsageError(e.to_string()))?,
-            )
-        }
-    })
+/// The hardware rule's options, shared by `export --trainer` and `verify --trainer`.
+#[derive(Args, Clone, Debug)]
+pub struct HwRuleArgs {
+    /// With --trainer: the rule in hardware.
+    #[arg(long, value_enum, default_value = "faithful")]
+    pub trainer_mode: TrainerMode,
+    /// With --trainer-mode votes-hw: examples per batch.
+    #[arg(long, default_value_t = 32)]
+    pub batch: usize,
+    /// With --trainer-mode votes-hw: bits of each flip and keep counter (they saturate)
+    /// [default: enough never to saturate over a batch].
+    #[arg(long)]
+    pub counter_bits: Option<u32>,
+}
+
+impl HwRuleArgs {
+    /// The mode for `net`: the vote rule's defaults for its head (`VoteParams::for_head`)
+    /// in hardware form, counters of `--counter-bits` bits, the generator seeded by `seed`.
+    fn mode(&self, net: &Network, seed: u64) -> anyhow::Result<HwMode> {
+        Ok(match self.trainer_mode {
+            TrainerMode::Faithful => HwMode::Faithful,
+            TrainerMode::VotesHw => {
+                let v = VoteParams::for_head(net.spec.head, net.n_classes);
+                HwMode::Votes(
+                    HwVoteParams::for_batch(&v, self.counter_bits, self.batch, seed)
+                        .map_err(|e| UsageError(e.to_string()))?,
+                )
+            }
+        })
+    }
 }
 
 /// A network, its initial parameters, its name and (when known) how data are encoded.
@@ -141,7 +151,7 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let s = source(a)?;
     let dir = &a.output;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let mode = mode(a.trainer_mode, &s.net, a.batch, a.counter_bits, a.seed)?;
+    let mode = a.rule.mode(&s.net, a.seed)?;
     let design = mode.design(&s.name, &s.net, &s.init);
     let file = dir.join(format!("{}.v", design.top));
     super::common::refuse_overwriting_inputs(
@@ -164,7 +174,7 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
         match examples(&d, enc, &s.net) {
             Ok((x, labels)) => {
                 let order: Vec<usize> = (0..a.epochs).flat_map(|_| 0..labels.len()).collect();
-                let files = write_trainer_bench(dir, &design, &x, &labels, &order, a.batch)?;
+                let files = write_trainer_bench(dir, &design, &x, &labels, &order, a.rule.batch)?;
                 println!(
                     "wrote {} with {} and {} ({} examples of {d}, {} epochs in file order); run: cd {} && \
                      iverilog -g2005 -s {} -o tb.vvp {} {} && vvp -n tb.vvp",
@@ -213,8 +223,8 @@ pub fn verify(a: &VerifyArgs, work: &Path) -> anyhow::Result<(HwTrainCheck, Opti
     let name = a.data.as_deref().unwrap_or(&file.dataset);
     let (x, labels) = examples(name, &file.encoder, &net)?;
     let p = HwTrainParams {
-        mode: mode(a.trainer_mode, &net, a.batch, a.counter_bits, a.seed)?,
-        batch: a.batch,
+        mode: a.rule.mode(&net, a.seed)?,
+        batch: a.rule.batch,
         epochs: a.epochs,
         seed: a.seed,
         shuffle: !a.file_order,

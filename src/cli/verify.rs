@@ -99,16 +99,9 @@ pub struct VerifyArgs {
     /// With --trainer: visit the examples in file order instead of a fresh shuffle each epoch.
     #[arg(long)]
     pub file_order: bool,
-    /// With --trainer: the rule in hardware.
-    #[arg(long, value_enum, default_value = "faithful")]
-    pub trainer_mode: super::trainer_hw::TrainerMode,
-    /// With --trainer-mode votes-hw: examples per batch.
-    #[arg(long, default_value_t = 32)]
-    pub batch: usize,
-    /// With --trainer-mode votes-hw: bits of each flip and keep counter (they saturate)
-    /// [default: enough never to saturate over a batch].
-    #[arg(long)]
-    pub counter_bits: Option<u32>,
+    /// The hardware rule (with --trainer).
+    #[command(flatten)]
+    pub rule: super::trainer_hw::HwRuleArgs,
     /// Seconds each external tool run may take before its process group is killed and
     /// the check reported as timed out.
     #[arg(long, value_name = "S", default_value_t = crate::tools::DEFAULT_TOOL_TIMEOUT.as_secs_f64())]
