@@ -45,8 +45,8 @@ pub use domain::{Bool, BoolBuild, LutLayer, LutLayers, LutNetwork, Propagation, 
 
 // Bit-parallel evaluation: 64 examples per `u64` lane word.
 pub use lanes::{
-    BitMatrix, EvalParams, LANES, MAX_TILE_WORDS, Program, ReverseProgram, TILE_BYTES, WordMatrix,
-    all_patterns, eval_lanes, words_for,
+    BitMatrix, EvalParams, LANES, MAX_TILE_WORDS, Program, ReverseProgram, SIMD_ENV, SimdLevel, TILE_BYTES,
+    WordMatrix, all_patterns, eval_lanes, words_for,
 };
 
 // Data: built-in and file datasets, encoders to bits, image sets.

@@ -9,7 +9,7 @@
 mod common;
 
 use common::circuitlearn;
-use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, fnv1a};
+use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a};
 use std::path::Path;
 
 fn data(file: &str) -> String {
@@ -53,8 +53,7 @@ fn a_short_relaxed_run_is_pinned() {
 
 #[test]
 fn the_smooth_mlp_is_pinned() {
-    let args = ["--domain", "smooth", "--data", "iris", "--model", "mlp:16", "--epochs", "3"];
-    assert_pinned("smooth mlp:16", &args, 1759, 0xd056_afcd_bc52_c536);
+    assert_recipe(&SMOOTH_MLP);
 }
 
 /// The yarrow-polycirc Iris demo in `Z_(2^64)`: its trained fixed-point weights.
@@ -101,4 +100,48 @@ fn the_fashion_mnist_rda_recipe_is_pinned() {
 fn the_fashion_mnist_relaxed_recipe_is_pinned() {
     let toml = format!("preset = \"fashion-mnist\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
     assert_pinned_pipeline("fashion-mnist", &toml, 1_957_497, 0x1202_f470_caf4_5c52);
+}
+
+/// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set
+/// the hot loops are compiled for must write the same models. Each level this CPU has
+/// runs the Boolean, relaxed and smooth pins under `CIRCUITLEARN_SIMD`.
+#[test]
+fn every_simd_level_writes_the_pinned_models() {
+    use circuitlearn::{SIMD_ENV, SimdLevel};
+    let levels: Vec<SimdLevel> = SimdLevel::ALL.into_iter().filter(|&l| l <= SimdLevel::detected()).collect();
+    assert!(levels.contains(&SimdLevel::Baseline));
+    for level in levels {
+        for r in [&IRIS_DEFAULT, &RELAXED_PHASES, &SMOOTH_MLP] {
+            let d = tempfile::tempdir().unwrap();
+            let mut args: Vec<&str> = vec!["train", "--out", "run", "--hardware", "none"];
+            args.extend(r.args);
+            let out = std::process::Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+                .args(&args)
+                .env(SIMD_ENV, level.name())
+                .current_dir(d.path())
+                .output()
+                .unwrap();
+            let what = format!("{} at {}", r.what, level.name());
+            assert!(out.status.success(), "{what}: {}", String::from_utf8_lossy(&out.stderr));
+            let bytes = std::fs::read(d.path().join("run/model.json")).unwrap();
+            assert_eq!((bytes.len(), fnv1a(&bytes)), r.pin(), "{what}: model.json moved");
+        }
+    }
+}
+
+/// A `CIRCUITLEARN_SIMD` that names no level is refused before any work: one line, exit 2.
+#[test]
+fn an_unknown_simd_level_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args(["train", "--out", "run"])
+        .env(circuitlearn::SIMD_ENV, "sse9")
+        .current_dir(d.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("CIRCUITLEARN_SIMD=sse9") && err.contains("avx2"), "{err}");
+    assert!(!d.path().join("run").exists(), "nothing written");
 }

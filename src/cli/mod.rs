@@ -68,6 +68,8 @@ pub enum Command {
 /// # Errors
 /// Whatever the subcommand reports; [`exit_code`] classifies it.
 pub fn run(cli: Cli) -> anyhow::Result<()> {
+    // The environment is an option too: checked before any work.
+    crate::lanes::SimdLevel::requested().map_err(common::UsageError)?;
     match cli.command {
         Command::Train(a) => train::run(&a),
         Command::Eval(a) => eval::run(&a),

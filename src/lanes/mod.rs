@@ -12,4 +12,5 @@ pub use eval::{EvalParams, MAX_TILE_WORDS, Program, TILE_BYTES, WordKernel, eval
 pub use matrix::{BitMatrix, LANES, all_patterns, tail_mask, words_for};
 pub use reverse::{ReverseProgram, WordReverse};
 pub(crate) use simd::best as best_simd;
+pub use simd::{SIMD_ENV, SimdLevel};
 pub use words::WordMatrix;

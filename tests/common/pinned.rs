@@ -68,3 +68,11 @@ pub const RELAXED_PHASES: Pinned = Pinned {
     len: 3238,
     hash: 0xba58_6657_c5ba_cdce,
 };
+
+/// A smooth MLP (dense layers, Adam).
+pub const SMOOTH_MLP: Pinned = Pinned {
+    what: "smooth mlp:16",
+    args: &["--domain", "smooth", "--data", "iris", "--model", "mlp:16", "--epochs", "3"],
+    len: 1759,
+    hash: 0xd056_afcd_bc52_c536,
+};
