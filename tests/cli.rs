@@ -360,3 +360,30 @@ fn repro_rda_mnist_learns_zeros_from_ones_and_selects_on_validation() {
         "--steps applies only to repro rda-mnist",
     );
 }
+
+/// Every subcommand's help says each default once: clap adds `[default: X]` for an
+/// argument with a default value, so a doc comment must not say it again.
+#[test]
+fn help_states_each_default_once() {
+    let d = tempfile::tempdir().unwrap();
+    let top = circuitlearn(&["--help"], d.path());
+    let text = String::from_utf8_lossy(&top.stdout).into_owned();
+    let subcommands: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&c| c != "help")
+        .collect();
+    assert!(subcommands.len() >= 10, "{subcommands:?}");
+    for c in subcommands {
+        let out = circuitlearn(&[c, "--help"], d.path());
+        let help = String::from_utf8_lossy(&out.stdout);
+        for line in help.lines() {
+            let defaults: Vec<&str> =
+                line.split("[default: ").skip(1).filter_map(|rest| rest.split(']').next()).collect();
+            assert!(defaults.windows(2).all(|w| w[0] != w[1]), "{c}: a default said twice: {line}");
+        }
+    }
+}

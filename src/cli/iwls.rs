@@ -41,7 +41,7 @@ pub struct SelectArgs {
     pub families: Vec<String>,
     /// Time budget, seconds, of the final script (resyn2, fraig) on the chosen AIG, passes
     /// admitted by estimated cost as in `train --synth-budget`; it keeps the result only
-    /// when smaller [default: 30].
+    /// when smaller.
     #[arg(long, value_name = "S", default_value_t = 30.0)]
     pub synth_budget: f64,
 }

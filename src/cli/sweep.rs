@@ -52,7 +52,7 @@ pub struct SweepArgs {
     #[arg(long)]
     pub dry_run: bool,
     /// Worker threads of each rank, 0 = one per core (shared among the ranks of one
-    /// machine); results do not depend on it [default: 0].
+    /// machine); results do not depend on it.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
 }

@@ -64,8 +64,10 @@ fn xored_target(x: &BitMatrix, y: &[u64], xor: &[usize]) -> Vec<u64> {
 }
 
 /// The pair of inputs `(a, b)` after whose removal (`y ^ x_a ^ x_b`) the target is most
-/// correlated with single inputs (largest sum of squared correlations), with that score.
-/// `None` with fewer than two inputs.
+/// nearly a function of single inputs: the largest weight of its Fourier spectrum on
+/// degree 0 and 1 (the squared bias plus the squared correlations with each input), with
+/// that score. The bias counts: when `y` is exactly `x_a ^ x_b` the residual is constant
+/// and scores 1, the most there is. `None` with fewer than two inputs.
 #[must_use]
 pub fn best_xor_pair(x: &BitMatrix, y: &BitMatrix) -> Option<((usize, usize), f64)> {
     let n = x.rows();
@@ -75,7 +77,9 @@ pub fn best_xor_pair(x: &BitMatrix, y: &BitMatrix) -> Option<((usize, usize), f6
         .flat_map_iter(|a| {
             (a + 1..n).map(move |b| {
                 let t = xored_target(x, y.row(0), &[a, b]);
-                let score: f64 = corr_with_rows(x, &t, e).iter().map(|c| c * c).sum();
+                let ones: u32 = t.iter().map(|w| w.count_ones()).sum();
+                let bias = 1.0 - 2.0 * f64::from(ones) / e as f64;
+                let score: f64 = bias * bias + corr_with_rows(x, &t, e).iter().map(|c| c * c).sum::<f64>();
                 ((a, b), score)
             })
         })
@@ -257,6 +261,19 @@ mod tests {
             right += usize::from(m.predict(row) == y.get(0, e));
         }
         assert!(right as f64 / ex.len() as f64 > 0.99, "{right}");
+    }
+
+    /// An exact XOR leaves a constant residual, which correlates with no input: the
+    /// screen must still rank it first (it ranked it last while it ignored the bias).
+    #[test]
+    fn an_exact_xor_pair_is_found() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let ex: Vec<Vec<bool>> = (0..2000).map(|_| (0..12).map(|_| rng.random::<bool>()).collect()).collect();
+        let labels: Vec<Vec<bool>> = ex.iter().map(|r| vec![r[3] ^ r[9]]).collect();
+        let (x, y) = (BitMatrix::from_examples(12, &ex), BitMatrix::from_examples(1, &labels));
+        let (pair, score) = best_xor_pair(&x, &y).unwrap();
+        assert_eq!(pair, (3, 9));
+        assert!(score >= 1.0 - 1e-12, "{score}");
     }
 
     #[test]
