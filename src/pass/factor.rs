@@ -196,25 +196,29 @@ fn literal_cube(code: usize) -> Cube {
     Cube { care: 1 << v, value: u32::from(code.is_multiple_of(2)) << v }
 }
 
+/// The product of two cubes with no variable in common.
+fn product(a: Cube, b: Cube) -> Cube {
+    Cube { care: a.care | b.care, value: a.value | b.value }
+}
+
 /// Algebraic (weak) division: `f = q * d + r`.
 fn divide(f: &[Cube], d: &[Cube]) -> (Vec<Cube>, Vec<Cube>) {
-    let mut q: Option<Vec<Cube>> = None;
-    for &dc in d {
-        let qd: Vec<Cube> = f.iter().filter(|&&c| divides(dc, c)).map(|&c| quotient(c, dc)).collect();
-        q = Some(match q {
-            None => qd,
-            Some(prev) => prev.into_iter().filter(|c| qd.contains(c)).collect(),
-        });
-        if q.as_ref().is_some_and(Vec::is_empty) {
-            return (Vec::new(), f.to_vec());
+    let Some((&d0, rest)) = d.split_first() else { return (Vec::new(), f.to_vec()) };
+    // The quotients by `d0`, kept when they are quotients by every other cube of `d`
+    // too: `a` is `c / dc` for some `c` of `f` exactly when `a` and `dc` share no
+    // variable and `a * dc` is in `f`.
+    let mut q: Vec<Cube> = f.iter().filter(|&&c| divides(d0, c)).map(|&c| quotient(c, d0)).collect();
+    for &dc in rest {
+        if q.is_empty() {
+            break;
         }
+        q.retain(|&a| a.care & dc.care == 0 && f.contains(&product(a, dc)));
     }
-    let q = q.unwrap_or_default();
-    let product: Vec<Cube> = q
-        .iter()
-        .flat_map(|&a| d.iter().map(move |&b| Cube { care: a.care | b.care, value: a.value | b.value }))
-        .collect();
-    let r = f.iter().copied().filter(|c| !product.contains(c)).collect();
+    if q.is_empty() {
+        return (Vec::new(), f.to_vec());
+    }
+    let prods: Vec<Cube> = q.iter().flat_map(|&a| d.iter().map(move |&b| product(a, b))).collect();
+    let r = f.iter().copied().filter(|c| !prods.contains(c)).collect();
     (q, r)
 }
 
@@ -226,18 +230,24 @@ fn cube_free(f: &[Cube]) -> Vec<Cube> {
 
 /// A level-0 kernel of `f` (SIS's quick divisor), if some literal occurs twice.
 fn quick_divisor(f: &[Cube]) -> Option<Vec<Cube>> {
-    if most_frequent(f).1 < 2 {
+    let (mut l, mut k) = most_frequent(f);
+    if k < 2 {
         return None;
     }
     let mut g = f.to_vec();
-    loop {
-        let (l, k) = most_frequent(&g);
-        if k < 2 {
-            return Some(g);
-        }
+    while k >= 2 {
         let lc = literal_cube(l);
-        g = cube_free(&g.iter().filter(|&&c| divides(lc, c)).map(|&c| quotient(c, lc)).collect::<Vec<_>>());
+        g.retain(|&c| divides(lc, c));
+        for c in &mut g {
+            *c = quotient(*c, lc);
+        }
+        let common = common_cube(&g);
+        for c in &mut g {
+            *c = quotient(*c, common);
+        }
+        (l, k) = most_frequent(&g);
     }
+    Some(g)
 }
 
 /// SIS's good factoring: divide by a quick divisor, then factor quotient, divisor and
