@@ -37,6 +37,30 @@ impl Lit {
     }
 }
 
+/// Multiplicative hasher for fan-in pairs packed into a `u64` (structural hash tables
+/// here and in the local passes' graph); deterministic, unlike the default `SipHash`.
+#[derive(Default)]
+pub(crate) struct KeyHasher(u64);
+
+impl std::hash::Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 ^= (x ^ x >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
+
+/// The key of the fan-in pair `(a, b)` in a structural hash table.
+fn pair_key(a: Lit, b: Lit) -> u64 {
+    u64::from(a.0) << 32 | u64::from(b.0)
+}
+
 /// A combinational AIG: node 0 is the constant, nodes `1..=n_inputs` the inputs, then
 /// AND nodes in topological order.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -44,7 +68,7 @@ pub struct Aig {
     n_inputs: usize,
     ands: Vec<(Lit, Lit)>,
     outputs: Vec<Lit>,
-    hash: HashMap<(Lit, Lit), Lit>,
+    hash: HashMap<u64, Lit, std::hash::BuildHasherDefault<KeyHasher>>,
     /// Merge structurally equal AND nodes (`true` unless built with [`Aig::unhashed`]).
     hashing: bool,
 }
@@ -124,14 +148,14 @@ impl Aig {
             return b;
         }
         if self.hashing
-            && let Some(&l) = self.hash.get(&(a, b))
+            && let Some(&l) = self.hash.get(&pair_key(a, b))
         {
             return l;
         }
         let l = Lit(((self.n_inputs + 1 + self.ands.len()) * 2) as u32);
         self.ands.push((a, b));
         if self.hashing {
-            self.hash.insert((a, b), l);
+            self.hash.insert(pair_key(a, b), l);
         }
         l
     }
@@ -146,7 +170,7 @@ impl Aig {
         if a == Lit::TRUE || a == b {
             return Some(b);
         }
-        self.hash.get(&(a, b)).copied()
+        self.hash.get(&pair_key(a, b)).copied()
     }
 
     /// `a | b`.

@@ -100,10 +100,68 @@ impl TruthTable {
         Self { n_vars: self.n_vars, words: self.words.iter().map(|w| !w & m).collect() }
     }
 
+    /// The function of `n_vars` variables whose bit `s` is bit `s % 64` of `words[s / 64]`
+    /// (bits past `2^n_vars` are ignored).
+    ///
+    /// # Panics
+    /// If `n_vars` exceeds [`MAX_TABLE_VARS`] or `words` is shorter than the table.
+    #[must_use]
+    pub fn from_words(n_vars: usize, words: &[u64]) -> Self {
+        let mut t = Self::zeros(n_vars);
+        let k = t.words.len();
+        t.words.copy_from_slice(&words[..k]);
+        t.words[0] &= mask(n_vars);
+        t
+    }
+
+    #[cfg(test)]
+    /// The table's words: bit `s` of the function is bit `s % 64` of word `s / 64`.
+    #[must_use]
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Whether the function depends on variable `i`.
     #[must_use]
     pub fn depends_on(&self, i: usize) -> bool {
-        (0..1usize << self.n_vars).any(|s| s >> i & 1 == 0 && self.get(s) != self.get(s | 1 << i))
+        self.differs_with(i, false)
+    }
+
+    /// Whether flipping variable `i` complements the function at every point
+    /// (`f = x_i ^ g`, `g` free of `x_i`).
+    #[must_use]
+    pub fn linear_in(&self, i: usize) -> bool {
+        i < self.n_vars && self.differs_with(i, true)
+    }
+
+    /// `all = false`: whether `f(s) != f(s ^ e_i)` at some point; `all = true`: at every point.
+    fn differs_with(&self, i: usize, all: bool) -> bool {
+        if i >= self.n_vars {
+            return false;
+        }
+        if i < 6 {
+            // Positions with bit i clear, within the table.
+            const LOW: [u64; 6] = [
+                0x5555_5555_5555_5555,
+                0x3333_3333_3333_3333,
+                0x0f0f_0f0f_0f0f_0f0f,
+                0x00ff_00ff_00ff_00ff,
+                0x0000_ffff_0000_ffff,
+                0x0000_0000_ffff_ffff,
+            ];
+            let m = LOW[i] & mask(self.n_vars);
+            let diff = |w: u64| (w ^ w >> (1u32 << i)) & m;
+            if all {
+                self.words.iter().all(|&w| diff(w) == m)
+            } else {
+                self.words.iter().any(|&w| diff(w) != 0)
+            }
+        } else {
+            let step = 1usize << (i - 6);
+            let mut pairs =
+                (0..self.words.len()).filter(|j| j & step == 0).map(|j| self.words[j] ^ self.words[j + step]);
+            if all { pairs.all(|d| d == u64::MAX) } else { pairs.any(|d| d != 0) }
+        }
     }
 
     /// The function restricted to the listed variables (in that order), assuming it does
@@ -264,5 +322,31 @@ mod tests {
         let f = TruthTable::from_fn(3, |s| s & 5 == 5);
         assert!(f.depends_on(0) && !f.depends_on(1) && f.depends_on(2));
         assert_eq!(f.project(&[0, 2]), TruthTable::from_fn(2, |s| s == 3));
+    }
+
+    #[test]
+    fn word_level_support_and_linearity_agree_with_the_points() {
+        let mut rng = ChaCha8Rng::seed_from_u64(2);
+        for n in 0..=10 {
+            for trial in 0..60 {
+                let f = match trial % 3 {
+                    0 => TruthTable::from_fn(n, |_| rng.random_bool(0.5)),
+                    // Sparse, and x_v ^ g: both answers must come out true sometimes.
+                    1 => TruthTable::from_fn(n, |_| rng.random_bool(0.05)),
+                    _ => {
+                        let v = rng.random_range(0..n.max(1));
+                        let g: Vec<bool> = (0..1usize << n).map(|_| rng.random_bool(0.5)).collect();
+                        TruthTable::from_fn(n, |s| (s >> v & 1 == 1) ^ g[s & !(1 << v)])
+                    }
+                };
+                assert_eq!(TruthTable::from_words(n, f.words()), f);
+                for i in 0..n + 1 {
+                    let flip = |s: usize| f.get(s) != f.get(s ^ 1 << i);
+                    let points = 0..1usize << n;
+                    assert_eq!(f.depends_on(i), i < n && points.clone().any(flip), "n = {n}, i = {i}");
+                    assert_eq!(f.linear_in(i), i < n && points.clone().all(flip), "n = {n}, i = {i}");
+                }
+            }
+        }
     }
 }

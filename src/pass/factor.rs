@@ -57,28 +57,95 @@ pub fn synthesize(f: &TruthTable) -> Aig {
 #[must_use]
 pub fn sop_aig(f: &TruthTable) -> Aig {
     let n = f.n_vars();
-    let build = |cover: &[Cube], neg: bool| {
-        let mut g = Aig::new(n);
-        let o = factor(&mut g, cover);
+    let on = isop(f);
+    // No AIG of a function of k variables has fewer than k - 1 AND nodes.
+    let support = on.iter().fold(0u32, |a, c| a | c.care).count_ones() as usize;
+    let floor = support.saturating_sub(1);
+    let off = isop(&f.not());
+    // The candidates in order; a later one replaces the best only when strictly smaller,
+    // so each is built with the best so far as its limit and abandoned when it reaches it.
+    let mut best: Option<Aig> = None;
+    let mut sink = Sink { g: Aig::new(n), limit: usize::MAX, cubes: Vec::new(), lits: Vec::new() };
+    for (good, cover, neg) in
+        [(false, &on, false), (false, &off, true), (true, &on, false), (true, &off, true)]
+    {
+        if best.as_ref().is_some_and(|b| b.n_ands() <= floor) {
+            break;
+        }
+        sink.g = Aig::new(n);
+        sink.limit = best.as_ref().map_or(usize::MAX, Aig::n_ands);
+        // `factor` works on the cube stack, `good_factor` on its own vectors.
+        sink.cubes.clear();
+        if !good {
+            sink.cubes.extend_from_slice(cover);
+        }
+        let k = cover.len();
+        let o = if good { good_factor(&mut sink, cover) } else { factor(&mut sink, 0, k) };
+        if sink.over() {
+            continue;
+        }
+        let mut g = std::mem::replace(&mut sink.g, Aig::new(0));
         g.add_output(if neg { !o } else { o });
-        g
-    };
-    let build_good = |cover: &[Cube], neg: bool| {
-        let mut g = Aig::new(n);
-        let o = good_factor(&mut g, cover);
-        g.add_output(if neg { !o } else { o });
-        g
-    };
-    let (on_cover, off_cover) = (isop(f), isop(&f.not()));
-    [
-        build(&on_cover, false),
-        build(&off_cover, true),
-        build_good(&on_cover, false),
-        build_good(&off_cover, true),
-    ]
-    .into_iter()
-    .min_by_key(Aig::n_ands)
-    .unwrap_or_else(|| Aig::new(n))
+        best = Some(g);
+    }
+    best.unwrap_or_else(|| Aig::new(n))
+}
+
+/// A factoring in progress: the AIG it writes, the node count at which it is abandoned
+/// (a candidate that reaches the best one's size cannot replace it; node counts only
+/// grow, so a candidate under the limit at the end was never cut short), and scratch
+/// stacks of cubes and literals.
+struct Sink {
+    g: Aig,
+    limit: usize,
+    cubes: Vec<Cube>,
+    lits: Vec<Lit>,
+}
+
+impl Sink {
+    fn over(&self) -> bool {
+        self.g.n_ands() >= self.limit
+    }
+
+    /// The AND of a cube's literals (balanced, variables in increasing order).
+    fn cube_and(&mut self, c: Cube) -> Lit {
+        let mut lits = [Lit::FALSE; 32];
+        let mut k = 0;
+        let mut care = c.care;
+        while care != 0 {
+            let v = care.trailing_zeros() as usize;
+            care &= care - 1;
+            let x = self.g.input(v);
+            lits[k] = if c.value >> v & 1 == 1 { x } else { !x };
+            k += 1;
+        }
+        and_tree(&mut self.g, &mut lits[..k])
+    }
+
+    /// The OR of the cubes `f` (each cube's AND built in order, then a balanced tree).
+    fn sum(&mut self, f: &[Cube]) -> Lit {
+        let base = self.lits.len();
+        for &c in f {
+            let l = self.cube_and(c);
+            self.lits.push(!l);
+        }
+        let r = !and_tree(&mut self.g, &mut self.lits[base..]);
+        self.lits.truncate(base);
+        r
+    }
+
+    /// [`Sink::sum`] of the cubes `lo..hi` of the cube stack.
+    fn sum_range(&mut self, lo: usize, hi: usize) -> Lit {
+        let base = self.lits.len();
+        for i in lo..hi {
+            let c = self.cubes[i];
+            let l = self.cube_and(c);
+            self.lits.push(!l);
+        }
+        let r = !and_tree(&mut self.g, &mut self.lits[base..]);
+        self.lits.truncate(base);
+        r
+    }
 }
 
 /// Whether cube `d`'s literals are all in `c`.
@@ -103,7 +170,9 @@ fn common_cube(f: &[Cube]) -> Cube {
 /// The literal (code) occurring in the most cubes, with its count.
 fn most_frequent(f: &[Cube]) -> (usize, u32) {
     let mut count = [0u32; 64];
+    let mut all = 0u32;
     for c in f {
+        all |= c.care;
         let mut care = c.care;
         while care != 0 {
             let v = care.trailing_zeros() as usize;
@@ -111,7 +180,15 @@ fn most_frequent(f: &[Cube]) -> (usize, u32) {
             count[lit_code(v, c.value >> v & 1 == 1)] += 1;
         }
     }
-    count.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).map_or((0, 0), |(i, &c)| (i, c))
+    // Codes of variables above the highest one present count zero.
+    let codes = 2 * (32 - all.leading_zeros() as usize);
+    let mut best = (0, count[0]);
+    for (i, &c) in count.iter().enumerate().take(codes).skip(1) {
+        if c > best.1 {
+            best = (i, c);
+        }
+    }
+    best
 }
 
 fn literal_cube(code: usize) -> Cube {
@@ -119,25 +196,29 @@ fn literal_cube(code: usize) -> Cube {
     Cube { care: 1 << v, value: u32::from(code.is_multiple_of(2)) << v }
 }
 
+/// The product of two cubes with no variable in common.
+fn product(a: Cube, b: Cube) -> Cube {
+    Cube { care: a.care | b.care, value: a.value | b.value }
+}
+
 /// Algebraic (weak) division: `f = q * d + r`.
 fn divide(f: &[Cube], d: &[Cube]) -> (Vec<Cube>, Vec<Cube>) {
-    let mut q: Option<Vec<Cube>> = None;
-    for &dc in d {
-        let qd: Vec<Cube> = f.iter().filter(|&&c| divides(dc, c)).map(|&c| quotient(c, dc)).collect();
-        q = Some(match q {
-            None => qd,
-            Some(prev) => prev.into_iter().filter(|c| qd.contains(c)).collect(),
-        });
-        if q.as_ref().is_some_and(Vec::is_empty) {
-            return (Vec::new(), f.to_vec());
+    let Some((&d0, rest)) = d.split_first() else { return (Vec::new(), f.to_vec()) };
+    // The quotients by `d0`, kept when they are quotients by every other cube of `d`
+    // too: `a` is `c / dc` for some `c` of `f` exactly when `a` and `dc` share no
+    // variable and `a * dc` is in `f`.
+    let mut q: Vec<Cube> = f.iter().filter(|&&c| divides(d0, c)).map(|&c| quotient(c, d0)).collect();
+    for &dc in rest {
+        if q.is_empty() {
+            break;
         }
+        q.retain(|&a| a.care & dc.care == 0 && f.contains(&product(a, dc)));
     }
-    let q = q.unwrap_or_default();
-    let product: Vec<Cube> = q
-        .iter()
-        .flat_map(|&a| d.iter().map(move |&b| Cube { care: a.care | b.care, value: a.value | b.value }))
-        .collect();
-    let r = f.iter().copied().filter(|c| !product.contains(c)).collect();
+    if q.is_empty() {
+        return (Vec::new(), f.to_vec());
+    }
+    let prods: Vec<Cube> = q.iter().flat_map(|&a| d.iter().map(move |&b| product(a, b))).collect();
+    let r = f.iter().copied().filter(|c| !prods.contains(c)).collect();
     (q, r)
 }
 
@@ -149,66 +230,72 @@ fn cube_free(f: &[Cube]) -> Vec<Cube> {
 
 /// A level-0 kernel of `f` (SIS's quick divisor), if some literal occurs twice.
 fn quick_divisor(f: &[Cube]) -> Option<Vec<Cube>> {
-    if most_frequent(f).1 < 2 {
+    let (mut l, mut k) = most_frequent(f);
+    if k < 2 {
         return None;
     }
     let mut g = f.to_vec();
-    loop {
-        let (l, k) = most_frequent(&g);
-        if k < 2 {
-            return Some(g);
-        }
+    while k >= 2 {
         let lc = literal_cube(l);
-        g = cube_free(&g.iter().filter(|&&c| divides(lc, c)).map(|&c| quotient(c, lc)).collect::<Vec<_>>());
+        g.retain(|&c| divides(lc, c));
+        for c in &mut g {
+            *c = quotient(*c, lc);
+        }
+        let common = common_cube(&g);
+        for c in &mut g {
+            *c = quotient(*c, common);
+        }
+        (l, k) = most_frequent(&g);
     }
+    Some(g)
 }
 
 /// SIS's good factoring: divide by a quick divisor, then factor quotient, divisor and
 /// remainder recursively.
-fn good_factor(g: &mut Aig, f: &[Cube]) -> Lit {
-    if f.is_empty() {
+fn good_factor(s: &mut Sink, f: &[Cube]) -> Lit {
+    if s.over() || f.is_empty() {
         return Lit::FALSE;
     }
     if f.iter().any(|c| c.care == 0) {
         return Lit::TRUE;
     }
     if f.len() == 1 {
-        return cube_and(g, f[0]);
+        return s.cube_and(f[0]);
     }
     let Some(d) = quick_divisor(f) else {
-        let terms: Vec<Lit> = f.iter().map(|&c| cube_and(g, c)).collect();
-        return or_tree(g, terms);
+        return s.sum(f);
     };
     let (q, _) = divide(f, &d);
     if q.len() == 1 {
-        return literal_factor(g, f, q[0]);
+        return literal_factor(s, f, q[0]);
     }
     let q = cube_free(&q);
     let (d, r) = divide(f, &q);
     if d.is_empty() || q.is_empty() {
-        let terms: Vec<Lit> = f.iter().map(|&c| cube_and(g, c)).collect();
-        return or_tree(g, terms);
+        return s.sum(f);
     }
     if common_cube(&d).care != 0 {
-        return literal_factor(g, f, common_cube(&d));
+        return literal_factor(s, f, common_cube(&d));
     }
-    let fq = good_factor(g, &q);
-    let fd = good_factor(g, &d);
-    let prod = g.and(fq, fd);
-    let fr = good_factor(g, &r);
-    g.or(prod, fr)
+    let fq = good_factor(s, &q);
+    let fd = good_factor(s, &d);
+    let prod = s.g.and(fq, fd);
+    let fr = good_factor(s, &r);
+    s.g.or(prod, fr)
 }
 
 /// Factoring by the literal of `c` that occurs most often in `f`.
-fn literal_factor(g: &mut Aig, f: &[Cube], c: Cube) -> Lit {
+fn literal_factor(s: &mut Sink, f: &[Cube], c: Cube) -> Lit {
     let mut best = (0usize, 0usize);
-    for v in 0..32 {
-        if let Some(p) = c.literal(v) {
-            let lc = literal_cube(lit_code(v, p));
-            let k = f.iter().filter(|&&x| divides(lc, x)).count();
-            if k > best.1 {
-                best = (lit_code(v, p), k);
-            }
+    let mut care = c.care;
+    while care != 0 {
+        let v = care.trailing_zeros() as usize;
+        care &= care - 1;
+        let code = lit_code(v, c.value >> v & 1 == 1);
+        let lc = literal_cube(code);
+        let k = f.iter().filter(|&&x| divides(lc, x)).count();
+        if k > best.1 {
+            best = (code, k);
         }
     }
     let lc = literal_cube(best.0);
@@ -216,20 +303,18 @@ fn literal_factor(g: &mut Aig, f: &[Cube], c: Cube) -> Lit {
     let common = common_cube(&q);
     let q = cube_free(&q);
     let head = Cube { care: common.care | lc.care, value: common.value | lc.value };
-    let h = cube_and(g, head);
-    let fq = good_factor(g, &q);
-    let prod = g.and(h, fq);
-    let fr = good_factor(g, &r);
-    g.or(prod, fr)
+    let h = s.cube_and(head);
+    let fq = good_factor(s, &q);
+    let prod = s.g.and(h, fq);
+    let fr = good_factor(s, &r);
+    s.g.or(prod, fr)
 }
 
 /// A variable `v` with `f = x_v ^ g`, and `g` over the other variables.
 fn linear_var(f: &TruthTable) -> Option<(usize, TruthTable)> {
     let n = f.n_vars();
     (0..n).find_map(|v| {
-        let bit = 1usize << v;
-        let linear = (0..1usize << n).all(|s| s & bit != 0 || f.get(s) != f.get(s | bit));
-        if !linear || !f.depends_on(v) {
+        if !f.linear_in(v) {
             return None;
         }
         let others: Vec<usize> = (0..n).filter(|&i| i != v).collect();
@@ -247,69 +332,73 @@ fn lit_code(var: usize, positive: bool) -> usize {
     2 * var + usize::from(!positive)
 }
 
-/// Algebraic factoring of a cover: repeatedly divides by the literal that occurs in the
-/// most cubes (together with the largest cube common to those cubes).
-fn factor(g: &mut Aig, cubes: &[Cube]) -> Lit {
-    if cubes.is_empty() {
+/// Algebraic factoring of the cover `lo..hi` of the cube stack: repeatedly divides by
+/// the literal that occurs in the most cubes (together with the largest cube common to
+/// those cubes). The quotient and the rest are pushed above the cover and popped after.
+fn factor(s: &mut Sink, lo: usize, hi: usize) -> Lit {
+    if s.over() || lo == hi {
         return Lit::FALSE;
     }
+    let cubes = &s.cubes[lo..hi];
     if cubes.iter().any(|c| c.care == 0) {
         return Lit::TRUE;
     }
     if cubes.len() == 1 {
-        return cube_and(g, cubes[0]);
+        let c = cubes[0];
+        return s.cube_and(c);
     }
-    let n = 32;
-    let mut count = [0u32; 64];
-    for c in cubes {
-        for v in 0..n {
-            if let Some(p) = c.literal(v) {
-                count[lit_code(v, p)] += 1;
-            }
-        }
-    }
-    let (best, &k) =
-        count.iter().enumerate().max_by_key(|&(i, &c)| (c, std::cmp::Reverse(i))).unwrap_or((0, &0));
+    let (best, k) = most_frequent(cubes);
     if k <= 1 {
-        let terms: Vec<Lit> = cubes.iter().map(|&c| cube_and(g, c)).collect();
-        return or_tree(g, terms);
+        return s.sum_range(lo, hi);
     }
     let (var, pos) = (best / 2, best % 2 == 0);
-    let (with, rest): (Vec<Cube>, Vec<Cube>) = cubes.iter().partition(|c| c.literal(var) == Some(pos));
+    let with = |c: &Cube| c.literal(var) == Some(pos);
     // Largest cube common to every cube containing the literal.
-    let mut common = with[0];
-    for c in &with[1..] {
-        let agree = common.care & c.care & !(common.value ^ c.value);
-        common = Cube { care: agree, value: common.value & agree };
+    let common = cubes.iter().filter(|c| with(c)).fold(None, |acc: Option<Cube>, &c| {
+        Some(acc.map_or(c, |a| {
+            let agree = a.care & c.care & !(a.value ^ c.value);
+            Cube { care: agree, value: a.value & agree }
+        }))
+    });
+    let common = common.unwrap_or_default();
+    let mark = s.cubes.len();
+    for i in lo..hi {
+        let c = s.cubes[i];
+        if with(&c) {
+            s.cubes.push(quotient(c, common));
+        }
     }
-    let quotient: Vec<Cube> =
-        with.iter().map(|c| Cube { care: c.care & !common.care, value: c.value & !common.care }).collect();
-    let d = cube_and(g, common);
-    let q = factor(g, &quotient);
-    let left = g.and(d, q);
-    let r = factor(g, &rest);
-    g.or(left, r)
+    let mid = s.cubes.len();
+    for i in lo..hi {
+        let c = s.cubes[i];
+        if !with(&c) {
+            s.cubes.push(c);
+        }
+    }
+    let end = s.cubes.len();
+    let d = s.cube_and(common);
+    let q = factor(s, mark, mid);
+    let left = s.g.and(d, q);
+    let r = factor(s, mid, end);
+    s.cubes.truncate(mark);
+    s.g.or(left, r)
 }
 
-/// The AND of a cube's literals (balanced).
-fn cube_and(g: &mut Aig, c: Cube) -> Lit {
-    let lits: Vec<Lit> =
-        (0..32).filter_map(|v| c.literal(v).map(|p| if p { g.input(v) } else { !g.input(v) })).collect();
-    and_tree(g, lits)
-}
-
-fn and_tree(g: &mut Aig, mut items: Vec<Lit>) -> Lit {
-    if items.is_empty() {
+/// The AND of `items` as a balanced tree (pairs from the left, level by level), built
+/// in place.
+fn and_tree(g: &mut Aig, items: &mut [Lit]) -> Lit {
+    let mut n = items.len();
+    if n == 0 {
         return Lit::TRUE;
     }
-    while items.len() > 1 {
-        items = items.chunks(2).map(|p| if p.len() == 2 { g.and(p[0], p[1]) } else { p[0] }).collect();
+    while n > 1 {
+        let m = n.div_ceil(2);
+        for i in 0..m {
+            items[i] = if 2 * i + 1 < n { g.and(items[2 * i], items[2 * i + 1]) } else { items[2 * i] };
+        }
+        n = m;
     }
     items[0]
-}
-
-fn or_tree(g: &mut Aig, items: Vec<Lit>) -> Lit {
-    !and_tree(g, items.into_iter().map(|l| !l).collect())
 }
 
 #[cfg(test)]

@@ -10,27 +10,9 @@
 //! root's maximum fan-out-free cone (MFFC) above the leaves, counts the structure's
 //! nodes that would be new, and restores the counts.
 
-use crate::aig::{Aig, Lit};
+use crate::aig::{Aig, KeyHasher, Lit};
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// Multiplicative hasher for the packed fan-in keys.
-#[derive(Default)]
-pub(crate) struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    fn write_u64(&mut self, x: u64) {
-        self.0 ^= (x ^ x >> 29).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-}
+use std::hash::BuildHasherDefault;
 
 const NONE: Lit = Lit(u32::MAX);
 

@@ -143,27 +143,63 @@ impl Window {
     }
 }
 
-/// The root's function over the window's leaves.
-fn collapse(g: &mut Graph, w: &Window, root: usize) -> TruthTable {
+/// Simulation patterns of the first six variables (variable `i` is 1 where bit `i` of
+/// the position is).
+const VAR_WORDS: [u64; 6] = [
+    0xaaaa_aaaa_aaaa_aaaa,
+    0xcccc_cccc_cccc_cccc,
+    0xf0f0_f0f0_f0f0_f0f0,
+    0xff00_ff00_ff00_ff00,
+    0xffff_0000_ffff_0000,
+    0xffff_ffff_0000_0000,
+];
+
+/// Reusable buffers of [`collapse`]: one row of `words` words per leaf and cone node.
+#[derive(Default)]
+struct Sim {
+    slot: Vec<u32>,
+    rows: Vec<u64>,
+}
+
+/// The root's function over the window's leaves (the root is the cone's last node).
+fn collapse(g: &mut Graph, w: &Window, sim: &mut Sim) -> TruthTable {
     let k = w.leaves.len();
     let words = (1usize << k).div_ceil(64);
-    let mut val: std::collections::HashMap<usize, Vec<u64>> = std::collections::HashMap::new();
-    for (i, &l) in w.leaves.iter().enumerate() {
-        let t: Vec<u64> = (0..words)
-            .map(|wi| (0..64).fold(0u64, |a, b| a | u64::from(((wi * 64 + b) >> i) & 1 == 1) << b))
-            .collect();
-        val.insert(l, t);
+    if sim.slot.len() < g.len() {
+        sim.slot.resize(g.len(), 0);
     }
-    val.entry(0).or_insert_with(|| vec![0; words]);
-    for &n in &w.cone {
+    // Rows: the leaves, then the cone, then a row of zeros for the constant (node 0 is
+    // a leaf whenever a cone node reads it, so that row is a safeguard).
+    let zero = k + w.cone.len();
+    sim.rows.clear();
+    sim.rows.resize((zero + 1) * words, 0);
+    sim.slot[0] = zero as u32;
+    for (i, &l) in w.leaves.iter().enumerate() {
+        sim.slot[l] = i as u32;
+        let row = &mut sim.rows[i * words..(i + 1) * words];
+        for (wi, x) in row.iter_mut().enumerate() {
+            *x = if i < 6 {
+                VAR_WORDS[i]
+            } else if wi >> (i - 6) & 1 == 1 {
+                u64::MAX
+            } else {
+                0
+            };
+        }
+    }
+    for (j, &n) in w.cone.iter().enumerate() {
         let [a, b] = g.fanins(n);
         let (ma, mb) =
             (if a.is_complement() { u64::MAX } else { 0 }, if b.is_complement() { u64::MAX } else { 0 });
-        let t: Vec<u64> = (0..words).map(|i| (val[&a.node()][i] ^ ma) & (val[&b.node()][i] ^ mb)).collect();
-        val.insert(n, t);
+        let (ra, rb) = (sim.slot[a.node()] as usize * words, sim.slot[b.node()] as usize * words);
+        let out = (k + j) * words;
+        for i in 0..words {
+            sim.rows[out + i] = (sim.rows[ra + i] ^ ma) & (sim.rows[rb + i] ^ mb);
+        }
+        sim.slot[n] = (k + j) as u32;
     }
-    let t = &val[&root];
-    TruthTable::from_fn(k, |s| t[s / 64] >> (s % 64) & 1 == 1)
+    let root = (k + w.cone.len() - 1) * words;
+    TruthTable::from_words(k, &sim.rows[root..root + words])
 }
 
 /// Refactoring of `aig`.
@@ -172,6 +208,7 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
     let mut stats = LocalStats::default();
     let mut g = Graph::from_aig(aig);
     let mut w = Window::default();
+    let mut sim = Sim::default();
     let max_leaves = params.max_leaves.min(factor::MAX_FACTOR_VARS);
     // Re-synthesis is most of the pass's time, and cones of a circuit repeat their
     // functions: each function is synthesised once per run.
@@ -195,9 +232,10 @@ pub fn refactor(aig: &Aig, params: &RefactorParams) -> (Aig, LocalStats) {
             }
             tried.push(leaves.clone());
             stats.tried += 1;
-            let f = collapse(g, &w, n);
+            let f = collapse(g, &w, &mut sim);
             // With a one-node MFFC only a constant or a leaf can gain.
-            let trivial = f.constant().is_some() || (0..f.n_vars()).filter(|&i| f.depends_on(i)).count() <= 1;
+            let trivial =
+                f.constant().is_some() || (0..f.n_vars()).filter(|&i| f.depends_on(i)).nth(1).is_none();
             if !trivial && !params.zero_gain && g.mffc_size(n, &leaves) < 2 {
                 continue;
             }
