@@ -2,15 +2,17 @@
 //! circuit bit-blasted): the Iris-sized linear model's classifier (weights bound, the
 //! blasted circuit strashed so constant products fold) and its reverse derivative
 //! `R[f]` with the weights as inputs, in `Z_(2^K)` for K = 8, 16, 32, over 4,096
-//! examples. Throughput is in examples.
+//! examples. `R[f]` bit-sliced is measured in both blast styles: the evaluator's
+//! (`BlastStyle::Lanes`, what training uses) and the hardware one
+//! (`BlastStyle::Hardware`). Throughput is in examples.
 //!
 //! Then training: one epoch of mini-batch descent (`train::RingBatchRule`, batch 64) of
 //! the same model over 4,096 examples, one example per word against bit-sliced, in
 //! `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
 
 use circuitlearn::{
-    Aig, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec, Trainer, rdiff,
-    ring_lanes::BitSliced, ring_lanes::pack,
+    Aig, BlastStyle, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec,
+    Trainer, rdiff, ring_lanes::BitSliced, ring_lanes::pack,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -42,17 +44,22 @@ fn bench(c: &mut Criterion) {
         let reverse = ring.canonical(&rdiff(&m.circuit()));
         let x = rows(4, ring, 1);
         let xr = rows(reverse.n_inputs(), ring, 2);
-        let folded =
-            Aig::from_circuit(&BitSliced::new(&classifier, ring).circuit().clone(), None).to_circuit();
+        let strashed = |style| {
+            Aig::from_circuit(BitSliced::styled(&classifier, ring, style).circuit(), None).to_circuit()
+        };
+        let (folded, folded_lanes) = (strashed(BlastStyle::Hardware), strashed(BlastStyle::Lanes));
         let folded_program = Program::new(&folded);
         let sliced_r = BitSliced::new(&reverse, ring);
+        let sliced_r_hw = BitSliced::styled(&reverse, ring, BlastStyle::Hardware);
         let (px, pr) = (pack(&x, 4, ring), pack(&xr, reverse.n_inputs(), ring));
         eprintln!(
-            "K={k}: classifier {} ring gates -> {} bit gates after strash; R[f] {} ring gates -> {} bit gates",
+            "K={k}: classifier {} ring gates -> {} bit gates after strash ({} from the lanes style); R[f] {} ring gates -> {} bit gates ({} in the hardware style)",
             classifier.n_gates(),
             folded.n_gates(),
+            folded_lanes.n_gates(),
             reverse.n_gates(),
-            sliced_r.circuit().n_gates()
+            sliced_r.circuit().n_gates(),
+            sliced_r_hw.circuit().n_gates()
         );
         let mut g = c.benchmark_group(format!("ring_z2k{k}_{EXAMPLES}_examples"));
         g.throughput(Throughput::Elements(EXAMPLES as u64));
@@ -65,6 +72,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| xr.iter().map(|e| ring.eval(&reverse, e)).collect::<Vec<_>>())
         });
         g.bench_function("rf_bitsliced", |b| b.iter(|| sliced_r.eval_packed(&pr, &one)));
+        g.bench_function("rf_bitsliced_hardware_style", |b| b.iter(|| sliced_r_hw.eval_packed(&pr, &one)));
         g.bench_function("rf_bitsliced_with_packing", |b| b.iter(|| sliced_r.eval(&xr, &one)));
         g.finish();
     }

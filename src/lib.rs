@@ -35,8 +35,8 @@ pub use error::{ArityMismatch, InvalidCircuit};
 
 // Domains: Boolean circuits (polynomials over Z2), polynomial circuits over finite rings,
 // their bit-blasting, and bit-sliced ring evaluation.
-pub use domain::blast::{BlastError, bit_blast, bit_blast_zp, zp_width};
-pub use domain::blast_ring::bit_blast_ring;
+pub use domain::blast::{BlastError, BlastStyle, bit_blast, bit_blast_zp, zp_width};
+pub use domain::blast_ring::{bit_blast_ring, bit_blast_ring_styled};
 pub use domain::ring::{Poly, PolyBuild, PolyOp, Ring, Z2k, Zp, bind_ring_params};
 pub use domain::ring_kind::RingKind;
 pub use domain::ring_lanes;

@@ -332,7 +332,7 @@ class RingClassifier(_CircuitClassifier):
     epochs : int or None (30)
     lr : float or None (0.05)
         The fixed-point gradient step (at least ``2^-frac_bits``).
-    passes : str or None ("strash")
+    passes : str or None ("strash,resyn2,fraig" within a 120 s budget, as ``train``)
         Function-preserving passes run on the classifier's AIG.
     time_limit, random_state, n_jobs
         As for :class:`LUTClassifier`.

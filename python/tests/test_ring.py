@@ -20,7 +20,7 @@ from test_estimators import ALLOWED_SKIPS
 def test_check_estimator_passes_or_skips_only_the_listed_checks():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = check_estimator(RingClassifier(epochs=10), on_fail=None)
+        results = check_estimator(RingClassifier(epochs=10, passes="strash"), on_fail=None)
     assert len(results) > 40
     for r in results:
         if r["status"] == "skipped":
@@ -59,7 +59,7 @@ def test_breast_cancer_accuracy_and_the_circuit_computes_the_scores(cancer):
 
 def test_grid_search_over_ring_models(small):
     X, y = small
-    search = GridSearchCV(RingClassifier(epochs=5), {"model": ["linear", "mlp:2"], "ring": ["z2k:20", "sat:1000000"]}, cv=2)
+    search = GridSearchCV(RingClassifier(epochs=5, passes="strash"), {"model": ["linear", "mlp:2"], "ring": ["z2k:20", "sat:1000000"]}, cv=2)
     search.fit(X, y)
     assert search.best_params_["model"] in ("linear", "mlp:2")
     assert search.best_score_ > 0.8

@@ -1,9 +1,11 @@
 //! Ring models (`model.json` with `"domain": "poly"`) on the command line: the hardware
 //! `train` writes after a poly run, and what `eval`, `export` and `verify` do with such a
 //! model. The Verilog is word-level (one `W`-bit wire per ring wire); BLIF, AIGER and
-//! DOT are the bit-blasted classifier; every testbench's expected outputs come from the
-//! bit-blasted circuit, which is property-tested equal to the ring evaluator, so an
-//! Icarus pass means the word-level Verilog computes the ring model bit for bit.
+//! DOT are the counted classifier (`classifier.aig`, the bit-blasted classifier after the
+//! run's pass script; the bit-blasted classifier itself when there is none). Every
+//! testbench's expected outputs come from that counted circuit, and the bit-blasted
+//! circuit is property-tested equal to the ring evaluator, so an Icarus pass means the
+//! word-level Verilog and the counted AIG compute the ring model bit for bit.
 
 use super::common::UsageError;
 use super::export::{Format, TRAIN_ICARUS_TIMEOUT, TrainedExport, export_to, write_bench};
@@ -58,19 +60,47 @@ fn netlists(model: &RingModel, name: &str) -> (crate::circuit::Circuit<RingGate>
     (classifier, Netlist::indexed(&module_name(name), blasted))
 }
 
-/// Writes `dir/<name>.v` (word-level) and a bench over `rows` into `dir`; runs Icarus on
+/// The counted classifier of the model at `model_path` named `name`: its
+/// `classifier.aig` when it was written for this model file, else (none saved) the
+/// bit-blasted classifier, with a note on stderr.
+///
+/// # Errors
+/// A `classifier.aig` written for another model (exit 2), or one that cannot be read.
+fn counted(model_path: &Path, model: &RingModel, name: &str) -> anyhow::Result<Netlist> {
+    use crate::pipeline::SavedClassifier;
+    match crate::pipeline::saved_classifier(model_path)? {
+        SavedClassifier::Matching(aig) => Ok(Netlist::indexed(&module_name(name), aig.to_circuit())),
+        SavedClassifier::Stale(path) => Err(UsageError(format!(
+            "{}: written for another model than {} (re-run `train`)",
+            path.display(),
+            model_path.display()
+        ))
+        .into()),
+        SavedClassifier::Missing => {
+            eprintln!(
+                "note: no {} beside {}; using the bit-blasted classifier",
+                crate::pipeline::CLASSIFIER_FILE,
+                model_path.display()
+            );
+            Ok(netlists(model, name).1)
+        }
+    }
+}
+
+/// Writes `dir/<name>.v` (word-level) and a bench over `rows` into `dir` whose expected
+/// outputs are those of `reference` (the counted classifier, named `name`); runs Icarus on
 /// every vector within `limits` (`None`: not run).
 ///
 /// # Errors
 /// Files that cannot be written.
 pub fn export_ring_trained(
-    name: &str,
     model: &RingModel,
+    reference: &Netlist,
     rows: &[Vec<u64>],
     dir: &Path,
     limits: Option<&ToolLimits>,
 ) -> anyhow::Result<TrainedExport> {
-    let (classifier, net) = netlists(model, name);
+    let (classifier, net) = (model.classifier(), reference);
     let module = net.names().model.clone();
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let verilog = dir.join(format!("{module}.v"));
@@ -78,7 +108,7 @@ pub fn export_ring_trained(
         .with_context(|| format!("writing {}", verilog.display()))?;
     let files = write_bench(
         dir,
-        &net,
+        net,
         &rows_to_bits(rows, model.ring),
         &crate::io::testbench::BenchParams::default(),
     )?;
@@ -89,20 +119,23 @@ pub fn export_ring_trained(
     Ok(TrainedExport { verilog, bench: files.bench, icarus: icarus.into(), summary })
 }
 
-/// `train`'s hardware after a poly run: the training then the test examples.
+/// `train`'s hardware after a poly run: the word-level Verilog checked against the
+/// counted classifier `aig` on the training then the test examples.
 ///
 /// # Errors
 /// As [`export_ring_trained`].
 pub fn train_hardware(
     name: &str,
     model: &RingModel,
+    aig: &crate::aig::Aig,
     (x_train, x_test): (&[Vec<u64>], &[Vec<u64>]),
     dir: &Path,
     run_icarus: bool,
 ) -> anyhow::Result<TrainedExport> {
     let rows: Vec<Vec<u64>> = x_train.iter().chain(x_test).cloned().collect();
     let limits = run_icarus.then_some(ToolLimits { timeout: TRAIN_ICARUS_TIMEOUT });
-    export_ring_trained(name, model, &rows, dir, limits.as_ref())
+    let reference = Netlist::indexed(&module_name(name), aig.to_circuit());
+    export_ring_trained(model, &reference, &rows, dir, limits.as_ref())
 }
 
 /// The module name of a model file: its run directory's name, or `name`.
@@ -131,19 +164,20 @@ pub fn export(a: &super::export::ExportArgs, model_path: &Path, format: Format) 
     }
     let (file, model, _) = read(model_path)?;
     let name = model_module(model_path, &file, a.name.as_deref());
-    let (classifier, net) = netlists(&model, &name);
+    let classifier = model.classifier();
+    let net = counted(model_path, &model, &name)?;
     match format {
         Format::Verilog => write_atomic(&a.output, ring_verilog(&classifier, model.ring, &name).as_bytes())
             .with_context(|| format!("writing {}", a.output.display()))?,
         f => export_to(&a.output, &net, f, &VerilogParams::default())?,
     }
     println!(
-        "wrote {} ({} in {}: {} ring gates, {} bit-level gates; {} inputs of {} bits, {} scores)",
+        "wrote {} ({} in {}: {} ring gates, counted classifier {} AND nodes; {} inputs of {} bits, {} scores)",
         a.output.display(),
         model.spec,
         model.ring,
         classifier.n_gates(),
-        net.circuit().n_gates(),
+        crate::aig::Aig::from_circuit(net.circuit(), None).n_ands(),
         model.n_features,
         model.ring.width(),
         model.n_classes
@@ -242,7 +276,8 @@ pub fn verify(a: &super::verify::VerifyArgs, model_path: &Path) -> anyhow::Resul
         rows.extend(random_rows(model.n_features, a.vectors, model.ring));
         let limits =
             ToolLimits { timeout: std::time::Duration::from_secs_f64(a.tool_timeout.clamp(0.001, 1e9)) };
-        let hw = export_ring_trained(&name, &model, &rows, &work, Some(&limits))?;
+        let hw =
+            export_ring_trained(&model, &counted(model_path, &model, &name)?, &rows, &work, Some(&limits))?;
         if hw.icarus == "skipped" || hw.icarus == "error" {
             anyhow::bail!("{}", hw.summary);
         }
@@ -251,7 +286,7 @@ pub fn verify(a: &super::verify::VerifyArgs, model_path: &Path) -> anyhow::Resul
         }
         if !a.json {
             println!(
-                "icarus: {} on {} vectors ({data_vectors} examples{found} + {} random; word-level Verilog against the bit-blasted simulator)",
+                "icarus: {} on {} vectors ({data_vectors} examples{found} + {} random; word-level Verilog against the counted classifier)",
                 hw.icarus,
                 rows.len(),
                 rows.len() - data_vectors
@@ -260,10 +295,17 @@ pub fn verify(a: &super::verify::VerifyArgs, model_path: &Path) -> anyhow::Resul
         report["icarus"] = serde_json::json!({"result": hw.icarus, "vectors": rows.len(), "data_vectors": data_vectors, "data": data, "verilog": hw.verilog});
     }
     if a.abc || all {
+        // The bit-blasted classifier (BLIF) against the counted one (AIGER): the pass
+        // script kept the function.
         let (_, net) = netlists(&model, &name);
         let (blif, aig) = (format!("{name}.blif"), format!("{name}.aig"));
         export_to(&work.join(&blif), &net, Format::Blif, &VerilogParams::default())?;
-        export_to(&work.join(&aig), &net, Format::Aiger, &VerilogParams::default())?;
+        export_to(
+            &work.join(&aig),
+            &counted(model_path, &model, &name)?,
+            Format::Aiger,
+            &VerilogParams::default(),
+        )?;
         let log = work.join(format!("{name}.cec-aig.log"));
         let limits =
             ToolLimits { timeout: std::time::Duration::from_secs_f64(a.tool_timeout.clamp(0.001, 1e9)) };
@@ -275,7 +317,7 @@ pub fn verify(a: &super::verify::VerifyArgs, model_path: &Path) -> anyhow::Resul
             }
         };
         if !a.json {
-            println!("abc cec: {aig} against {blif}: {verdict}");
+            println!("abc cec: {aig} (counted) against {blif} (bit-blasted): {verdict}");
         }
         report["abc"] = serde_json::json!({"blif": blif, "aiger": aig, "result": verdict});
     }

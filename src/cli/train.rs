@@ -248,10 +248,14 @@ pub(super) fn train_options(
     }
     let hw = match (trained.circuit(), cfg.hardware, &trained.x_train, &trained.x_test) {
         _ if cfg.hardware == Hardware::None => None,
-        (None, ..) if let pipeline::TrainedModel::Poly { model, x_train, x_test, .. } = &trained.model => {
+        (None, ..)
+            if let (pipeline::TrainedModel::Poly { model, x_train, x_test, .. }, Some(s)) =
+                (&trained.model, &synth) =>
+        {
             Some(super::ring::train_hardware(
                 &module_name(&out, &data.name),
                 model,
+                &s.aig,
                 (x_train, x_test),
                 &out.join("verilog"),
                 cfg.hardware == Hardware::Verify,

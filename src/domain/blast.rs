@@ -6,12 +6,44 @@
 //! is complement-and-increment, the shift is wiring with sign extension, clip compares
 //! in two's complement. `Z_p` circuits blast too ([`bit_blast_zp`]): residues in
 //! `ceil(log2 p)` bits with a reduction circuit after every operation.
+//!
+//! Every adder bit is one full adder, built in one of two styles ([`BlastStyle`]): for
+//! hardware (the carry as the OR of two ANDs, which an AIG shares with the sum's XORs)
+//! or for bit-sliced evaluation (the carry as a multiplexer, fewer Boolean gates).
 
-use super::arith::full_adder;
+use super::arith::{full_adder, half_adder};
 use super::boolean::{Bool, BoolBuild};
 use super::ring::{Poly, PolyOp, Ring, Z2k, Zp};
 use crate::circuit::Signature;
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
+
+/// How the blaster builds each full adder (sums, differences, products, comparisons):
+/// the same function either way, a different circuit.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BlastStyle {
+    /// For hardware: the carry as `x y | z (x ^ y)`. In an AIG, `x y` and `z (x ^ y)`
+    /// are the first ANDs of the two XORs of the sum, so a full adder is 7 ANDs; the
+    /// exported and counted circuits use this style.
+    #[default]
+    Hardware,
+    /// For bit-sliced evaluation: the carry as the multiplexer `if x ^ y { z } else { x }`,
+    /// 3 Boolean gates a bit (two XORs and a MUX, each one lane operation) instead of 5;
+    /// in an AIG the multiplexer shares only one AND with the sum, so it is 8 ANDs a bit.
+    Lanes,
+}
+
+impl BlastStyle {
+    /// `(x ^ y ^ z, carry)` in this style.
+    fn full_adder(self, b: &mut CircuitBuilder<Bool>, x: WireId, y: WireId, z: WireId) -> (WireId, WireId) {
+        match self {
+            BlastStyle::Hardware => full_adder(b, x, y, z),
+            BlastStyle::Lanes => {
+                let t = b.xor(x, y);
+                (b.xor(t, z), b.mux(t, x, z))
+            }
+        }
+    }
+}
 
 /// The bit-level circuit of `c`: inputs `i * K + b` is bit `b` of input `i` (the
 /// parameter block scales the same way), output `j * K + b` bit `b` of output `j`.
@@ -20,6 +52,7 @@ use crate::circuit::{Circuit, CircuitBuilder, WireId};
 /// If `K` is 0 or above 64.
 #[must_use]
 pub fn bit_blast<const K: u32>(c: &Circuit<Poly<Z2k<K>>>) -> Circuit<Bool> {
+    let s = BlastStyle::Hardware;
     assert!((1..=64).contains(&K), "1 <= K <= 64");
     let k = K as usize;
     let mut b = CircuitBuilder::<Bool>::new(c.n_params() * k, c.n_args() * k);
@@ -33,19 +66,19 @@ pub fn bit_blast<const K: u32>(c: &Circuit<Poly<Z2k<K>>>) -> Circuit<Bool> {
                 let v = Z2k::<K>::reduce(v);
                 (0..k).map(|i| if v >> i & 1 == 1 { one } else { zero }).collect()
             }
-            PolyOp::Add => add(&mut b, x[0], x[1], zero),
+            PolyOp::Add => add(&mut b, s, x[0], x[1], zero),
             PolyOp::Sub => {
                 let nb: Vec<WireId> = x[1].iter().map(|&w| b.not(w)).collect();
-                add(&mut b, x[0], &nb, one)
+                add(&mut b, s, x[0], &nb, one)
             }
             PolyOp::Neg => {
                 let na: Vec<WireId> = x[0].iter().map(|&w| b.not(w)).collect();
                 let zeros = vec![zero; k];
-                add(&mut b, &na, &zeros, one)
+                add(&mut b, s, &na, &zeros, one)
             }
-            PolyOp::Mul => mul(&mut b, x[0], x[1], zero),
-            PolyOp::Shr(s) => (0..k).map(|i| x[0][(i + s as usize).min(k - 1)]).collect(),
-            PolyOp::Clip(lo, hi) => clip::<K>(&mut b, x[0], lo, hi.max(lo), zero, one),
+            PolyOp::Mul => mul(&mut b, s, x[0], x[1], zero),
+            PolyOp::Shr(n) => (0..k).map(|i| x[0][(i + n as usize).min(k - 1)]).collect(),
+            PolyOp::Clip(lo, hi) => clip::<K>(&mut b, s, x[0], lo, hi.max(lo), zero, one),
         };
         words.push(out);
     }
@@ -78,6 +111,7 @@ pub const fn zp_width(p: u64) -> usize {
 /// # Errors
 /// [`BlastError::Unsupported`] for the shift and clip operations.
 pub fn bit_blast_zp<const P: u64>(c: &Circuit<Poly<Zp<P>>>) -> Result<Circuit<Bool>, BlastError> {
+    let s = BlastStyle::Hardware;
     let w = zp_width(P);
     let mut b = CircuitBuilder::<Bool>::new(c.n_params() * w, c.n_args() * w);
     let all: Vec<WireId> = b.params().into_iter().chain(b.args()).collect();
@@ -91,26 +125,26 @@ pub fn bit_blast_zp<const P: u64>(c: &Circuit<Poly<Zp<P>>>) -> Result<Circuit<Bo
         let out = match op.op {
             PolyOp::Const(v) => konst(v % P, w),
             PolyOp::Add => {
-                let s = add_wide(&mut b, &x[0], &x[1], zero);
-                reduce_once(&mut b, &s, &konst(P, w + 1), one, w)
+                let sum = add_wide(&mut b, s, &x[0], &x[1], zero);
+                reduce_once(&mut b, s, &sum, &konst(P, w + 1), one, w)
             }
-            PolyOp::Neg => neg_zp(&mut b, &x[0], &konst(P, w + 1), one, w),
+            PolyOp::Neg => neg_zp(&mut b, s, &x[0], &konst(P, w + 1), one, w),
             PolyOp::Sub => {
-                let nb = neg_zp(&mut b, &x[1], &konst(P, w + 1), one, w);
-                let s = add_wide(&mut b, &x[0], &nb, zero);
-                reduce_once(&mut b, &s, &konst(P, w + 1), one, w)
+                let nb = neg_zp(&mut b, s, &x[1], &konst(P, w + 1), one, w);
+                let sum = add_wide(&mut b, s, &x[0], &nb, zero);
+                reduce_once(&mut b, s, &sum, &konst(P, w + 1), one, w)
             }
             PolyOp::Mul => {
                 let mut wide_a = x[0].clone();
                 wide_a.resize(2 * w, zero);
-                let prod = mul(&mut b, &wide_a, &x[1], zero);
+                let prod = mul(&mut b, s, &wide_a, &x[1], zero);
                 // Restoring division, most significant product bit first; r < P throughout.
                 let p_wide = konst(P, w + 1);
                 let mut r = vec![zero; w];
                 for &bit in prod.iter().rev() {
                     let mut shifted = vec![bit];
                     shifted.extend_from_slice(&r);
-                    r = reduce_once(&mut b, &shifted, &p_wide, one, w);
+                    r = reduce_once(&mut b, s, &shifted, &p_wide, one, w);
                 }
                 r
             }
@@ -125,6 +159,7 @@ pub fn bit_blast_zp<const P: u64>(c: &Circuit<Poly<Zp<P>>>) -> Result<Circuit<Bo
 /// `x + y` with one extra carry bit.
 pub(crate) fn add_wide(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     x: &[WireId],
     y: &[WireId],
     zero: WireId,
@@ -132,12 +167,13 @@ pub(crate) fn add_wide(
     let (mut xs, mut ys) = (x.to_vec(), y.to_vec());
     xs.push(zero);
     ys.push(zero);
-    add(b, &xs, &ys, zero)
+    add(b, s, &xs, &ys, zero)
 }
 
 /// `v - p` if `v >= p` else `v`, for a `w + 1`-bit `v < 2p`; the low `w` bits.
 pub(crate) fn reduce_once(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     v: &[WireId],
     p: &[WireId],
     one: WireId,
@@ -148,8 +184,8 @@ pub(crate) fn reduce_once(
     let mut carry = one;
     let mut diff = Vec::with_capacity(v.len());
     for (&x, &y) in v.iter().zip(&np) {
-        let (s, c) = full_adder(b, x, y, carry);
-        diff.push(s);
+        let (d, c) = s.full_adder(b, x, y, carry);
+        diff.push(d);
         carry = c;
     }
     (0..w).map(|i| b.mux(carry, v[i], diff[i])).collect()
@@ -158,6 +194,7 @@ pub(crate) fn reduce_once(
 /// `(P - a) mod P` for a residue `a`.
 pub(crate) fn neg_zp(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     a: &[WireId],
     p: &[WireId],
     one: WireId,
@@ -166,41 +203,68 @@ pub(crate) fn neg_zp(
     let mut na: Vec<WireId> = a.iter().map(|&x| b.not(x)).collect();
     na.push(one);
     // p + !a + 1 = p - a (w + 1 bits, in [1, P]).
-    let d = add(b, p, &na, one);
-    reduce_once(b, &d, p, one, w)
+    let d = add(b, s, p, &na, one);
+    reduce_once(b, s, &d, p, one, w)
 }
 
 /// `a + b + cin` truncated to the width of `a`.
-pub(crate) fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], cin: WireId) -> Vec<WireId> {
+pub(crate) fn add(
+    b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
+    x: &[WireId],
+    y: &[WireId],
+    cin: WireId,
+) -> Vec<WireId> {
     let mut carry = cin;
     x.iter()
         .zip(y)
         .map(|(&p, &q)| {
-            let (s, c) = full_adder(b, p, q, carry);
+            let (sum, c) = s.full_adder(b, p, q, carry);
             carry = c;
-            s
+            sum
         })
         .collect()
 }
 
-/// `x * y` truncated to the width of `x`: the sum of `(x << i) & y_i`.
-pub(crate) fn mul(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], zero: WireId) -> Vec<WireId> {
+/// `x * y` truncated to the width `k` of `x`: the sum of the rows `(x << i) & y_i` for
+/// `i < k`, each added only from bit `i` up (its lower bits are known zeros, and the
+/// accumulator's are final), the first row being the accumulator itself: `k(k+1)/2`
+/// ANDs and `k(k-1)/2` adder bits (a half adder at the bottom of each row), where adding
+/// every row in full costs `k^2` of each. A strashed AIG folds the known zeros of the
+/// full rows to the same circuit; the Boolean circuit evaluated on lanes is the smaller.
+pub(crate) fn mul(
+    b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
+    x: &[WireId],
+    y: &[WireId],
+    zero: WireId,
+) -> Vec<WireId> {
     let k = x.len();
     let mut acc = vec![zero; k];
-    for (i, &yi) in y.iter().enumerate() {
-        let mut row = vec![zero; k];
-        for j in 0..k - i {
-            row[i + j] = b.and(x[j], yi);
+    for (i, &yi) in y.iter().enumerate().take(k) {
+        let row: Vec<WireId> = (0..k - i).map(|j| b.and(x[j], yi)).collect();
+        if i == 0 {
+            acc = row;
+        } else {
+            let (s0, c0) = half_adder(b, acc[i], row[0]);
+            let mut high = vec![s0];
+            high.extend(add(b, s, &acc[i + 1..], &row[1..], c0));
+            acc.splice(i.., high);
         }
-        acc = add(b, &acc, &row, zero);
     }
     acc
 }
 
 /// `x < y` for two's complement words of equal width.
-pub(crate) fn signed_less(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId], one: WireId) -> WireId {
+pub(crate) fn signed_less(
+    b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
+    x: &[WireId],
+    y: &[WireId],
+    one: WireId,
+) -> WireId {
     let ny: Vec<WireId> = y.iter().map(|&w| b.not(w)).collect();
-    let d = add(b, x, &ny, one);
+    let d = add(b, s, x, &ny, one);
     let k = x.len();
     let (sx, sy, sd) = (x[k - 1], y[k - 1], d[k - 1]);
     // Overflow when the operands' signs differ and the difference's sign differs from x's.
@@ -218,6 +282,7 @@ fn constant_word<const K: u32>(v: i64, zero: WireId, one: WireId) -> Vec<WireId>
 /// The signed reading clipped to `[lo, hi]` (with `lo <= hi`).
 fn clip<const K: u32>(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     x: &[WireId],
     lo: i64,
     hi: i64,
@@ -231,12 +296,12 @@ fn clip<const K: u32>(
     let mut v = x.to_vec();
     if lo > min {
         let l = constant_word::<K>(lo, zero, one);
-        let below = signed_less(b, &v, &l, one);
+        let below = signed_less(b, s, &v, &l, one);
         v = v.iter().zip(&l).map(|(&a, &c)| b.mux(below, a, c)).collect();
     }
     if hi < max {
         let h = constant_word::<K>(hi, zero, one);
-        let above = signed_less(b, &h, &v, one);
+        let above = signed_less(b, s, &h, &v, one);
         v = v.iter().zip(&h).map(|(&a, &c)| b.mux(above, a, c)).collect();
     }
     v

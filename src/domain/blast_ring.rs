@@ -13,7 +13,7 @@
 //! - `sat:N`: two's complement in `W` bits; sums in `W + 1` and products in `2W` bits are
 //!   exact, then clamped to `[-N, N]`.
 
-use super::blast::{add, mul, neg_zp, reduce_once, signed_less};
+use super::blast::{BlastStyle, add, mul, neg_zp, reduce_once, signed_less};
 use super::boolean::{Bool, BoolBuild};
 use super::ring::{Poly, PolyOp};
 use super::ring_kind::RingKind;
@@ -36,6 +36,7 @@ fn sext(x: &[WireId], n: usize) -> Vec<WireId> {
 /// range).
 fn clamp_word(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     x: &[WireId],
     lo: i64,
     hi: i64,
@@ -47,12 +48,12 @@ fn clamp_word(
     let mut v = x.to_vec();
     if lo > min {
         let l = konst(lo as u64, n, zero, one);
-        let below = signed_less(b, &v, &l, one);
+        let below = signed_less(b, s, &v, &l, one);
         v = v.iter().zip(&l).map(|(&a, &c)| b.mux(below, a, c)).collect();
     }
     if hi < max {
         let h = konst(hi as u64, n, zero, one);
-        let above = signed_less(b, &h, &v, one);
+        let above = signed_less(b, s, &h, &v, one);
         v = v.iter().zip(&h).map(|(&a, &c)| b.mux(above, a, c)).collect();
     }
     v
@@ -63,6 +64,7 @@ fn clamp_word(
 /// `wrap` maps an out-of-range bound to the element the ring makes of it.
 fn ring_clip(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     x: &[WireId],
     (lo, hi): (i64, i64),
     (min, max): (i64, i64),
@@ -76,16 +78,29 @@ fn ring_clip(
     if hi < min {
         return konst(wrap(hi), x.len(), zero, one);
     }
-    clamp_word(b, x, lo.max(min), hi.min(max), zero, one)
+    clamp_word(b, s, x, lo.max(min), hi.min(max), zero, one)
 }
 
 /// The bit-level circuit of `c` (constants canonical, see [`RingKind::canonical`]) in
-/// `ring`.
+/// `ring`, for hardware ([`BlastStyle::Hardware`]): the circuit `train` counts and
+/// `export` writes.
 #[must_use]
 pub fn bit_blast_ring<R>(c: &Circuit<Poly<R>>, ring: RingKind) -> Circuit<Bool>
 where
     Poly<R>: Signature,
 {
+    bit_blast_ring_styled(c, ring, BlastStyle::Hardware)
+}
+
+/// [`bit_blast_ring`] with every full adder in `style`: the same function, for hardware
+/// or for bit-sliced evaluation ([`BlastStyle::Lanes`], what
+/// [`ring_lanes::BitSliced`](super::ring_lanes::BitSliced) evaluates).
+#[must_use]
+pub fn bit_blast_ring_styled<R>(c: &Circuit<Poly<R>>, ring: RingKind, style: BlastStyle) -> Circuit<Bool>
+where
+    Poly<R>: Signature,
+{
+    let s = style;
     let w = ring.width();
     let mut b = CircuitBuilder::<Bool>::new(c.n_params() * w, c.n_args() * w);
     let all: Vec<WireId> = b.params().into_iter().chain(b.args()).collect();
@@ -95,9 +110,9 @@ where
     for (_, op, fanins) in c.gates() {
         let x: Vec<Vec<WireId>> = fanins.iter().map(|f| words[f.index()].clone()).collect();
         let out = match ring {
-            RingKind::Z2k(_) => z2k_gate(&mut b, op.op, &x, ring, (zero, one)),
-            RingKind::Zp(p) => zp_gate(&mut b, op.op, &x, p, ring, (zero, one)),
-            RingKind::Sat(n) => sat_gate(&mut b, op.op, &x, n, range, (zero, one)),
+            RingKind::Z2k(_) => z2k_gate(&mut b, s, op.op, &x, ring, (zero, one)),
+            RingKind::Zp(p) => zp_gate(&mut b, s, op.op, &x, p, ring, (zero, one)),
+            RingKind::Sat(n) => sat_gate(&mut b, s, op.op, &x, n, range, (zero, one)),
         };
         words.push(out);
     }
@@ -107,6 +122,7 @@ where
 
 fn z2k_gate(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     op: PolyOp,
     x: &[Vec<WireId>],
     ring: RingKind,
@@ -115,19 +131,20 @@ fn z2k_gate(
     let k = ring.width();
     match op {
         PolyOp::Const(v) => konst(ring.reduce(v), k, zero, one),
-        PolyOp::Add => add(b, &x[0], &x[1], zero),
+        PolyOp::Add => add(b, s, &x[0], &x[1], zero),
         PolyOp::Sub => {
             let nb: Vec<WireId> = x[1].iter().map(|&w| b.not(w)).collect();
-            add(b, &x[0], &nb, one)
+            add(b, s, &x[0], &nb, one)
         }
         PolyOp::Neg => {
             let na: Vec<WireId> = x[0].iter().map(|&w| b.not(w)).collect();
-            add(b, &na, &vec![zero; k], one)
+            add(b, s, &na, &vec![zero; k], one)
         }
-        PolyOp::Mul => mul(b, &x[0], &x[1], zero),
-        PolyOp::Shr(s) => (0..k).map(|i| x[0][(i + s as usize).min(k - 1)]).collect(),
+        PolyOp::Mul => mul(b, s, &x[0], &x[1], zero),
+        PolyOp::Shr(n) => (0..k).map(|i| x[0][(i + n as usize).min(k - 1)]).collect(),
         PolyOp::Clip(lo, hi) => ring_clip(
             b,
+            s,
             &x[0],
             (lo, hi),
             (ring.min_signed(), ring.max_signed()),
@@ -139,6 +156,7 @@ fn z2k_gate(
 
 fn zp_gate(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     op: PolyOp,
     x: &[Vec<WireId>],
     p: u64,
@@ -151,24 +169,24 @@ fn zp_gate(
     match op {
         PolyOp::Const(v) => konst(v % p, w, zero, one),
         PolyOp::Add => {
-            let s = add(b, &wide(&x[0]), &wide(&x[1]), zero);
-            reduce_once(b, &s, &p_wide, one, w)
+            let sum = add(b, s, &wide(&x[0]), &wide(&x[1]), zero);
+            reduce_once(b, s, &sum, &p_wide, one, w)
         }
-        PolyOp::Neg => neg_zp(b, &x[0], &p_wide, one, w),
+        PolyOp::Neg => neg_zp(b, s, &x[0], &p_wide, one, w),
         PolyOp::Sub => {
-            let nb = neg_zp(b, &x[1], &p_wide, one, w);
-            let s = add(b, &wide(&x[0]), &wide(&nb), zero);
-            reduce_once(b, &s, &p_wide, one, w)
+            let nb = neg_zp(b, s, &x[1], &p_wide, one, w);
+            let sum = add(b, s, &wide(&x[0]), &wide(&nb), zero);
+            reduce_once(b, s, &sum, &p_wide, one, w)
         }
         PolyOp::Mul => {
             let mut wide_a = x[0].clone();
             wide_a.resize(2 * w, zero);
-            let prod = mul(b, &wide_a, &x[1], zero);
+            let prod = mul(b, s, &wide_a, &x[1], zero);
             let mut r = vec![zero; w];
             for &bit in prod.iter().rev() {
                 let mut shifted = vec![bit];
                 shifted.extend_from_slice(&r);
-                r = reduce_once(b, &shifted, &p_wide, one, w);
+                r = reduce_once(b, s, &shifted, &p_wide, one, w);
             }
             r
         }
@@ -176,15 +194,16 @@ fn zp_gate(
             // The signed reading in w + 1 bits: a - P when a > floor(P / 2).
             let a = wide(&x[0]);
             let half = konst(p / 2, w + 1, zero, one);
-            let negative = signed_less(b, &half, &a, one);
+            let negative = signed_less(b, s, &half, &a, one);
             let np: Vec<WireId> = p_wide.iter().map(|&v| b.not(v)).collect();
-            let minus_p = add(b, &a, &np, one);
-            let s: Vec<WireId> = a.iter().zip(&minus_p).map(|(&u, &v)| b.mux(negative, u, v)).collect();
+            let minus_p = add(b, s, &a, &np, one);
+            let signed: Vec<WireId> = a.iter().zip(&minus_p).map(|(&u, &v)| b.mux(negative, u, v)).collect();
             let r = match op {
-                PolyOp::Shr(k) => (0..=w).map(|i| s[(i + k as usize).min(w)]).collect(),
+                PolyOp::Shr(k) => (0..=w).map(|i| signed[(i + k as usize).min(w)]).collect(),
                 PolyOp::Clip(lo, hi) => ring_clip(
                     b,
-                    &s,
+                    s,
+                    &signed,
                     (lo, hi),
                     (ring.min_signed(), ring.max_signed()),
                     |v| {
@@ -196,7 +215,7 @@ fn zp_gate(
                 _ => unreachable!("shift or clip"),
             };
             // Back to a residue: add P to a negative reading.
-            let plus_p = add(b, &r, &p_wide, zero);
+            let plus_p = add(b, s, &r, &p_wide, zero);
             (0..w).map(|i| b.mux(r[w], r[i], plus_p[i])).collect()
         }
     }
@@ -204,6 +223,7 @@ fn zp_gate(
 
 fn sat_gate(
     b: &mut CircuitBuilder<Bool>,
+    s: BlastStyle,
     op: PolyOp,
     x: &[Vec<WireId>],
     n: u64,
@@ -213,30 +233,32 @@ fn sat_gate(
     let n = n as i64;
     let w = (u64::BITS - (n as u64).leading_zeros()) as usize + 1;
     let clamped = |b: &mut CircuitBuilder<Bool>, v: &[WireId]| -> Vec<WireId> {
-        clamp_word(b, v, -n, n, zero, one)[..w].to_vec()
+        clamp_word(b, s, v, -n, n, zero, one)[..w].to_vec()
     };
     let negate = |b: &mut CircuitBuilder<Bool>, v: &[WireId]| -> Vec<WireId> {
         let nv: Vec<WireId> = v.iter().map(|&u| b.not(u)).collect();
-        add(b, &nv, &vec![zero; v.len()], one)
+        add(b, s, &nv, &vec![zero; v.len()], one)
     };
     match op {
         PolyOp::Const(v) => konst((v as i64).clamp(-n, n) as u64, w, zero, one),
         PolyOp::Add => {
-            let s = add(b, &sext(&x[0], w + 1), &sext(&x[1], w + 1), zero);
-            clamped(b, &s)
+            let sum = add(b, s, &sext(&x[0], w + 1), &sext(&x[1], w + 1), zero);
+            clamped(b, &sum)
         }
         PolyOp::Sub => {
             let nb = negate(b, &x[1]);
-            let s = add(b, &sext(&x[0], w + 1), &sext(&nb, w + 1), zero);
-            clamped(b, &s)
+            let sum = add(b, s, &sext(&x[0], w + 1), &sext(&nb, w + 1), zero);
+            clamped(b, &sum)
         }
         PolyOp::Neg => negate(b, &x[0]),
         PolyOp::Mul => {
-            let m = mul(b, &sext(&x[0], 2 * w), &sext(&x[1], 2 * w), zero);
+            let m = mul(b, s, &sext(&x[0], 2 * w), &sext(&x[1], 2 * w), zero);
             clamped(b, &m)
         }
-        PolyOp::Shr(s) => (0..w).map(|i| x[0][(i + s as usize).min(w - 1)]).collect(),
-        PolyOp::Clip(lo, hi) => ring_clip(b, &x[0], (lo, hi), range, |v| v.clamp(-n, n) as u64, (zero, one)),
+        PolyOp::Shr(k) => (0..w).map(|i| x[0][(i + k as usize).min(w - 1)]).collect(),
+        PolyOp::Clip(lo, hi) => {
+            ring_clip(b, s, &x[0], (lo, hi), range, |v| v.clamp(-n, n) as u64, (zero, one))
+        }
     }
 }
 
@@ -250,7 +272,8 @@ mod tests {
         words.iter().flat_map(|&v| (0..w).map(move |i| v >> i & 1 == 1)).collect()
     }
 
-    /// Every operation in small rings of each kind, exhaustively over two elements.
+    /// Every operation in small rings of each kind, in both styles, exhaustively over two
+    /// elements.
     #[test]
     fn each_operation_matches_the_ring_exhaustively() {
         let ops = [
@@ -278,14 +301,20 @@ mod tests {
                 let n = RingGate::new(op).arity();
                 let y = b.poly(op, &a[..n]);
                 let c = ring.canonical(&b.finish(vec![y]).unwrap());
-                let blasted = bit_blast_ring(&c, ring);
-                for &u in &elements {
-                    for &v in &elements {
-                        let want = ring.eval(&c, &[u, v]);
-                        let mask = |x: u64| if w >= 64 { x } else { x & ((1 << w) - 1) };
-                        let (u, v) = (mask(u), mask(v));
-                        let got = blasted.eval_one(&bits(&[u, v], w));
-                        assert_eq!(got, bits(&[mask(want[0])], w), "{op:?} on {u} {v} in {ring}");
+                for style in [BlastStyle::Hardware, BlastStyle::Lanes] {
+                    let blasted = bit_blast_ring_styled(&c, ring, style);
+                    for &u in &elements {
+                        for &v in &elements {
+                            let want = ring.eval(&c, &[u, v]);
+                            let mask = |x: u64| if w >= 64 { x } else { x & ((1 << w) - 1) };
+                            let (u, v) = (mask(u), mask(v));
+                            let got = blasted.eval_one(&bits(&[u, v], w));
+                            assert_eq!(
+                                got,
+                                bits(&[mask(want[0])], w),
+                                "{op:?} on {u} {v} in {ring}, {style:?}"
+                            );
+                        }
                     }
                 }
             }

@@ -103,9 +103,11 @@ impl WordKernel for Bool {
                 }
             }
             Bool::Mux => {
-                let (s, a, b) = (row(0), row(1), row(2));
-                for i in 0..tw {
-                    out[i] = a[i] ^ (s[i] & (a[i] ^ b[i]));
+                // Zipped rather than indexed, so the loop has no bounds checks and
+                // vectorises as the two-input gates do.
+                let (s, a, b) = (&row(0)[..tw], &row(1)[..tw], &row(2)[..tw]);
+                for (((o, &s), &a), &b) in out[..tw].iter_mut().zip(s).zip(a).zip(b) {
+                    *o = a ^ (s & (a ^ b));
                 }
             }
             Bool::Lut(k) => lut_words(k, row, tw, out, scratch),

@@ -1,16 +1,22 @@
 //! Bit-sliced evaluation of ring circuits: a circuit over a [`RingKind`] bit-blasted
-//! ([`bit_blast_ring`]) and evaluated on Boolean lanes, 64 examples per `u64` word, with
+//! ([`bit_blast_ring_styled`]) and evaluated on Boolean lanes, 64 examples per `u64` word, with
 //! the packing of ring elements into bit rows and back. It serves any ring circuit, so
 //! both a model `f` and its reverse derivative `R[f]` (`cat::rdiff`), and is
 //! property-tested equal to evaluating the circuit one example per word
 //! ([`RingKind::eval`]).
 //!
+//! The circuit is blasted for evaluation ([`BlastStyle::Lanes`]: each adder's carry a
+//! multiplexer, 3 Boolean gates a bit instead of the hardware style's 5), not the
+//! hardware circuit `train` counts; both styles are property-tested equal to the word
+//! evaluation below.
+//!
 //! Where it pays: additions, negations, shifts and clips cost `O(W)` Boolean gates per
 //! 64 examples, so they beat one word operation per example; a product of two variable
-//! operands costs `O(W^2)` gates, which at `W = 16` is already several times the word
-//! path's cost per example (BENCHMARKS.md has the measured figures).
+//! operands costs about `1.5 W^2` gates, which grows four-fold per doubling of `W` while
+//! the word path stays flat (BENCHMARKS.md has the measured figures).
 
-use super::blast_ring::bit_blast_ring;
+use super::blast::BlastStyle;
+use super::blast_ring::bit_blast_ring_styled;
 use super::boolean::Bool;
 use super::ring::Poly;
 use super::ring_kind::RingKind;
@@ -75,13 +81,23 @@ pub fn unpack(m: &BitMatrix, n: usize, ring: RingKind) -> Vec<Vec<u64>> {
 }
 
 impl BitSliced {
-    /// Blasts `c` (constants canonical, see [`RingKind::canonical`]) in `ring`.
+    /// Blasts `c` (constants canonical, see [`RingKind::canonical`]) in `ring`, in the
+    /// style for evaluation ([`BlastStyle::Lanes`]).
     #[must_use]
     pub fn new<R>(c: &Circuit<Poly<R>>, ring: RingKind) -> Self
     where
         Poly<R>: Signature,
     {
-        let circuit = bit_blast_ring(c, ring);
+        Self::styled(c, ring, BlastStyle::Lanes)
+    }
+
+    /// Blasts `c` in `ring` with every full adder in `style`.
+    #[must_use]
+    pub fn styled<R>(c: &Circuit<Poly<R>>, ring: RingKind, style: BlastStyle) -> Self
+    where
+        Poly<R>: Signature,
+    {
+        let circuit = bit_blast_ring_styled(c, ring, style);
         let program = Program::new(&circuit);
         Self { circuit, program, ring, n_outputs: c.n_outputs() }
     }
@@ -115,7 +131,8 @@ mod tests {
     use proptest::prelude::*;
 
     proptest! {
-        /// f and R[f], bit-sliced over 64 examples a word, equal one example a word.
+        /// f and R[f], bit-sliced over 64 examples a word in both blast styles, equal one
+        /// example a word.
         #[test]
         fn bit_sliced_equals_word_evaluation(
             ops in proptest::collection::vec((0u8..7, 0u8..40, 0u8..40), 2..14),
@@ -134,7 +151,9 @@ mod tests {
                     }).collect())
                     .collect();
                 let want: Vec<Vec<u64>> = xs.iter().map(|x| ring.eval(c, x)).collect();
-                prop_assert_eq!(BitSliced::new(c, ring).eval(&xs, &EvalParams::default()), want);
+                for style in [BlastStyle::Hardware, BlastStyle::Lanes] {
+                    prop_assert_eq!(&BitSliced::styled(c, ring, style).eval(&xs, &EvalParams::default()), &want, "{:?}", style);
+                }
             }
         }
     }

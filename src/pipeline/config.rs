@@ -407,9 +407,9 @@ impl TrainConfig {
             "none" => Hardware::None,
             h => return Err(bad("--hardware", format!("unknown '{h}'; expected verify, export or none"))),
         };
-        // Ring classifiers are wide arithmetic: SAT sweeping them is slow, strash is the default.
-        let default_passes =
-            if domain == Domain::Poly { "strash" } else { crate::pass::DEFAULT_SYNTH_SCRIPT };
+        // Every circuit domain runs the same budgeted script; the budget admits a pass by its
+        // estimated cost, so wide ring classifiers skip the passes they cannot afford.
+        let default_passes = crate::pass::DEFAULT_SYNTH_SCRIPT;
         let synth_budget = o.synth_budget.unwrap_or(crate::pass::DEFAULT_SYNTH_BUDGET);
         let synth_budget = std::time::Duration::try_from_secs_f64(synth_budget)
             .map_err(|_| bad("--synth-budget", format!("expected seconds >= 0, got {synth_budget}")))?;

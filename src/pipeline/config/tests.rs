@@ -123,7 +123,7 @@ fn poly_runs_resolve_and_bad_rings_are_refused() {
         (p.ring.to_string(), p.spec.to_string(), p.frac_bits, c.epochs),
         ("z2k:32".into(), "linear".into(), 8, 30)
     );
-    assert_eq!(c.passes, "strash");
+    assert_eq!(c.passes, crate::pass::DEFAULT_SYNTH_SCRIPT);
     for (toml, option) in [
         ("ring = \"zp:91\"", "--ring"),
         ("ring = \"z2k:0\"", "--ring"),
