@@ -101,7 +101,7 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     );
     assert_eq!(
         (r.lr, r.tau, r.residual, r.cosine, c.passes.as_str()),
-        (0.1, Some(10.0), 2.0, true, "strash")
+        (0.1, Some(10.0), 2.0, true, "strash,resyn2,fraig")
     );
     let rda = resolve("data = \"fashion-mnist\"\noptimizer = \"rda\"").unwrap();
     assert_eq!(rda.preset.as_deref(), Some("fashion-mnist-rda"));
