@@ -1,4 +1,6 @@
-//! Kernels of relaxed-logic training at Fashion-MNIST size, one batch of 128 examples:
+//! Kernels of relaxed-logic training at Fashion-MNIST size, on a batch of 128 examples (the
+//! chunk a batch's gradient is summed over, `train::gradient_sum`) and on 64 (what a
+//! smaller chunk would cost per example):
 //! a layer of 18,000 relaxed two-input gates reading 18,000 rows, and the learned input
 //! choice of 18,000 first-layer inputs among 16 candidate input bits each (5,488 rows of
 //! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints.
@@ -9,7 +11,6 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-const B: usize = 128;
 const INPUT_BITS: usize = 5_488;
 const GATES: usize = 18_000;
 const CANDIDATES: usize = 16;
@@ -20,6 +21,13 @@ fn random(shape: Vec<usize>, rng: &mut ChaCha8Rng, f: impl Fn(&mut ChaCha8Rng) -
 }
 
 fn bench(c: &mut Criterion) {
+    for b in [128, 64] {
+        bench_batch(c, b);
+    }
+}
+
+#[allow(non_snake_case)]
+fn bench_batch(c: &mut Criterion, B: usize) {
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let bits = random(vec![INPUT_BITS, B], &mut rng, |r| f32::from(u8::from(r.random::<bool>())));
     let prev = random(vec![GATES, B], &mut rng, |r| r.random());
@@ -28,7 +36,7 @@ fn bench(c: &mut Criterion) {
     let cand = random(vec![GATES, CANDIDATES], &mut rng, |r| r.random_range(0..INPUT_BITS) as f32);
     let weights = random(vec![GATES, CANDIDATES], &mut rng, |r| r.random());
     let dy = random(vec![GATES, B], &mut rng, |r| r.random::<f32>() - 0.5);
-    let mut g = c.benchmark_group("relaxed_batch_128");
+    let mut g = c.benchmark_group(format!("relaxed_batch_{B}"));
     g.throughput(Throughput::Elements((GATES * B) as u64));
     g.sample_size(20);
     g.bench_function("gates_forward", |b| b.iter(|| soft_lut(&wiring, &tables, &prev)));

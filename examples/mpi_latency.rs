@@ -1,6 +1,6 @@
-//! Latency and bandwidth of the two collectives the training engine uses, on this
-//! machine's loopback (shared memory between ranks of one host):
-//! `sum_u64` (the vote counts' allreduce) and `gather_f32` (a float kernel's rows).
+//! Latency and bandwidth of the collective the training engine's steps use, on this
+//! machine's loopback (shared memory between ranks of one host): `sum_u64`, the allreduce
+//! of the vote counts and of the fixed-point gradient sums.
 //!
 //! ```sh
 //! cargo build --release --features mpi --example mpi_latency
@@ -23,30 +23,21 @@ fn main() {
     let (rank, size) = (world.rank(), world.size());
     if rank == 0 {
         println!("ranks {size}; microseconds per call, median of 7 rounds");
-        println!("{:>10} {:>14} {:>14}", "bytes", "sum_u64", "gather_f32");
+        println!("{:>10} {:>14}", "bytes", "sum_u64");
     }
     for bytes in [8usize, 1 << 10, 1 << 14, 1 << 17, 1 << 20, 1 << 23] {
         let reps = (1 << 24) / bytes.max(1 << 12);
         let mut words = vec![1u64; bytes / 8];
-        let floats = bytes / 4;
-        let counts: Vec<usize> = (0..size).map(|r| floats / size + usize::from(r < floats % size)).collect();
-        let mine = vec![0.5f32; counts[rank]];
-        let mut out = vec![0.0f32; floats];
-        let (mut sum, mut gather) = (Vec::new(), Vec::new());
+        let mut sum = Vec::new();
         for _ in 0..7 {
             let t0 = Instant::now();
             for _ in 0..reps {
                 world.sum_u64(&mut words);
             }
             sum.push(t0.elapsed().as_secs_f64() * 1e6 / reps as f64);
-            let t0 = Instant::now();
-            for _ in 0..reps {
-                world.gather_f32(&mine, &counts, &mut out);
-            }
-            gather.push(t0.elapsed().as_secs_f64() * 1e6 / reps as f64);
         }
         if rank == 0 {
-            println!("{bytes:>10} {:>14.2} {:>14.2}", median(sum), median(gather));
+            println!("{bytes:>10} {:>14.2}", median(sum));
         }
     }
 }

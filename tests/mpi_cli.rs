@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, fnv1a};
+use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
@@ -86,21 +86,45 @@ fn relaxed_gates_are_identical_for_any_rank_count() {
     }
     check_recipe(&RELAXED_GATES);
     check_recipe(&RELAXED_PHASES);
+    // Three chunks of 128 a batch: -np 2 splits them 2 + 1, -np 3 one each.
+    let args = [
+        "--domain",
+        "relaxed",
+        "--data",
+        "digits",
+        "--model",
+        "gates:256x2",
+        "--epochs",
+        "10",
+        "--batch",
+        "384",
+    ];
+    check_ranks("relaxed gates:256x2, digits", &args, Some(RELAXED_PIN));
 }
+
+/// Length and FNV-1a of the `model.json` of the digits run of
+/// `relaxed_gates_are_identical_for_any_rank_count` by the build without the feature
+/// (recorded 2026-12-02).
+const RELAXED_PIN: (usize, u64) = (20633, 0x207d_44fe_1fc8_d678);
 
 #[test]
 fn a_smooth_mlp_is_identical_for_any_rank_count() {
     if !mpirun_found() {
         return;
     }
-    let args =
-        ["--domain", "smooth", "--data", "iris", "--model", "mlp:16", "--epochs", "5", "--batch", "16"];
-    check_ranks("smooth mlp:16", &args, Some(SMOOTH_PIN));
+    check_recipe(&SMOOTH_MLP);
+    // Three chunks of 128 a batch, as for the relaxed run.
+    let args = [
+        "--domain", "smooth", "--data", "digits", "--model", "mlp:16", "--epochs", "10", "--batch", "384",
+        "--lr", "0.01",
+    ];
+    check_ranks("smooth mlp:16, digits", &args, Some(SMOOTH_PIN));
 }
 
-/// Length and FNV-1a of the `model.json` of `train --domain smooth --data iris --model
-/// mlp:16 --epochs 5 --batch 16` by the build without the feature (recorded 2026-12-01).
-const SMOOTH_PIN: (usize, u64) = (1750, 0x99d2_c6c4_57ab_78b4);
+/// Length and FNV-1a of the `model.json` of the digits run of
+/// `a_smooth_mlp_is_identical_for_any_rank_count` by the build without the feature
+/// (recorded 2026-12-02).
+const SMOOTH_PIN: (usize, u64) = (14705, 0xd8b6_1fbe_1589_59cd);
 
 #[test]
 fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {

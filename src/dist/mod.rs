@@ -6,9 +6,10 @@
 //!
 //! Results are identical for any number of ranks because nothing here sums floats:
 //! - integer counts (the Boolean vote rule's) are summed with an allreduce, which is exact;
-//! - float kernels split their *output rows* over the ranks, as they split them over
-//!   threads ([`split_rows`]): each row is computed whole, by one rank, in the order the
-//!   single-process kernel uses, and the rows are gathered in rank order.
+//! - float gradients (the relaxed and smooth rules') are summed as fixed-point integers
+//!   over chunks of the batch that do not depend on the number of ranks
+//!   (`train::gradient_sum`): each rank evaluates its [`block`] of the chunks, and the
+//!   integer sums cross in one allreduce per step.
 //!
 //! The training engine reads the communicator of the current [`scope`] ([`current`]);
 //! outside any scope it is [`Local`], so work that only rank 0 does (writing outputs,
@@ -43,10 +44,6 @@ pub trait Comm {
 
     /// [`sum_u64`](Self::sum_u64) for 16-bit words (the caller knows the sums fit).
     fn sum_u16(&self, v: &mut [u16]);
-
-    /// Gathers every rank's `mine` into `out` in rank order: rank `r` contributes
-    /// `counts[r]` values (`counts.len() == size`, `out.len()` their sum).
-    fn gather_f32(&self, mine: &[f32], counts: &[usize], out: &mut [f32]);
 
     /// Gathers one word from every rank, in rank order.
     fn gather_u64(&self, mine: u64) -> Vec<u64>;
@@ -101,10 +98,6 @@ impl Comm for Local {
     fn sum_u32(&self, _v: &mut [u32]) {}
 
     fn sum_u16(&self, _v: &mut [u16]) {}
-
-    fn gather_f32(&self, mine: &[f32], _counts: &[usize], out: &mut [f32]) {
-        out.copy_from_slice(mine);
-    }
 
     fn gather_u64(&self, mine: u64) -> Vec<u64> {
         vec![mine]
@@ -255,25 +248,6 @@ pub fn init_mpi() -> Session {
     Session {}
 }
 
-/// Fills `out` (rows of `row_len` values) by `f(first_row, rows)` over the [`current`]
-/// communicator: with one rank `f` computes every row; with `N`, each rank computes its
-/// [`block`] of rows and the blocks are gathered in rank order. Each row's values must
-/// depend only on its index (as for the thread-parallel kernels), so the result is the
-/// same for any number of ranks.
-pub fn split_rows(out: &mut [f32], row_len: usize, f: impl FnOnce(usize, &mut [f32])) {
-    let comm = current();
-    if comm.size() == 1 || row_len == 0 {
-        f(0, out);
-        return;
-    }
-    let rows = out.len() / row_len;
-    let counts: Vec<usize> = (0..comm.size()).map(|r| block(rows, comm.size(), r).len() * row_len).collect();
-    let mine = block(rows, comm.size(), comm.rank());
-    let mut part = out[mine.start * row_len..mine.end * row_len].to_vec();
-    f(mine.start, &mut part);
-    comm.gather_f32(&part, &counts, out);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -315,7 +289,6 @@ mod tests {
             self.0.set(16);
             v.iter_mut().for_each(|c| *c *= 2);
         }
-        fn gather_f32(&self, _: &[f32], _: &[usize], _: &mut [f32]) {}
         fn gather_u64(&self, mine: u64) -> Vec<u64> {
             vec![mine, mine]
         }
@@ -353,11 +326,5 @@ mod tests {
     fn a_scope_is_restored() {
         assert_eq!(current().size(), 1);
         scope(Rc::new(Local), || assert_eq!(current().rank(), 0));
-        let mut out = vec![0.0f32; 6];
-        split_rows(&mut out, 2, |first, rows| {
-            assert_eq!(first, 0);
-            rows.iter_mut().enumerate().for_each(|(i, v)| *v = i as f32);
-        });
-        assert_eq!(out, [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
     }
 }

@@ -1,7 +1,6 @@
 //! [`Comm`] over MPI's world communicator (rsmpi), for processes started by `mpirun`.
 
 use super::{Comm, Traffic};
-use mpi::datatype::PartitionMut;
 pub use mpi::environment::Universe;
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::{Communicator, Destination, Source};
@@ -66,24 +65,6 @@ impl Comm for MpiComm {
 
     fn sum_u16(&self, v: &mut [u16]) {
         self.all_sum(v);
-    }
-
-    fn gather_f32(&self, mine: &[f32], counts: &[usize], out: &mut [f32]) {
-        use mpi::collective::CommunicatorCollectives;
-        let t0 = Instant::now();
-        let (n_out, n_mine) = (out.len(), mine.len());
-        let counts: Vec<mpi::Count> = counts.iter().map(|&c| count(c)).collect();
-        let displs: Vec<mpi::Count> = counts
-            .iter()
-            .scan(0, |acc, &c| {
-                let d = *acc;
-                *acc += c;
-                Some(d)
-            })
-            .collect();
-        let mut partition = PartitionMut::new(out, &counts[..], &displs[..]);
-        self.world.all_gather_varcount_into(mine, &mut partition);
-        self.count_in(t0, 4 * n_mine, 4 * (n_out - n_mine));
     }
 
     fn gather_u64(&self, mine: u64) -> Vec<u64> {

@@ -82,7 +82,8 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub epochs: Option<usize>,
-    /// Examples per batch, at least 1 [default: 1024 bool; 128 relaxed and smooth].
+    /// Examples per batch, at least 1 [default: 1024 bool; 128 relaxed and smooth]. Under
+    /// mpirun, relaxed and smooth batches split over ranks in chunks of 128 examples.
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub batch: Option<usize>,

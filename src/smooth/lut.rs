@@ -156,15 +156,11 @@ fn par_rows(out: &mut [f32], row_len: usize, f: impl Fn(usize, &mut [f32]) + Syn
     if row_len == 0 {
         return;
     }
-    // Under MPI each rank computes a block of the rows (`dist::split_rows`), as each
-    // thread computes a task of them: rows are computed whole, so the result is the same.
-    crate::dist::split_rows(out, row_len, |first, out| {
-        out.par_chunks_mut(row_len * ROWS_PER_TASK).enumerate().for_each(|(c, rows)| {
-            crate::lanes::best_simd(
-                #[inline(always)]
-                || f(first + c * ROWS_PER_TASK, rows),
-            );
-        });
+    out.par_chunks_mut(row_len * ROWS_PER_TASK).enumerate().for_each(|(c, rows)| {
+        crate::lanes::best_simd(
+            #[inline(always)]
+            || f(c * ROWS_PER_TASK, rows),
+        );
     });
 }
 

@@ -258,16 +258,14 @@ fn gemm(
     if m == 0 || n == 0 {
         return c;
     }
-    // Under MPI each rank computes a block of the rows of C (`dist::split_rows`), as each
-    // thread computes a block: every entry is one dot product in a fixed order.
-    crate::dist::split_rows(&mut c, n, |first, c| gemm_rows(first, k, n, a, rsa, csa, b, rsb, csb, c));
+    gemm_rows(k, n, a, rsa, csa, b, rsb, csb, &mut c);
     c
 }
 
-/// Rows `first..` of `C = A B` (as many as `c` holds) for [`gemm`], over rayon.
+/// `C = A B` into `c` for [`gemm`], over rayon: each block of rows of `C` is one task, and
+/// every entry is one dot product in a fixed order, so the thread count does not matter.
 #[allow(clippy::too_many_arguments)]
 fn gemm_rows(
-    first: usize,
     k: usize,
     n: usize,
     a: &[f32],
@@ -281,7 +279,7 @@ fn gemm_rows(
     let m = c.len() / n;
     let rows_per = ROW_BLOCK.max(m.div_ceil(rayon::current_num_threads().max(1) * 4));
     c.par_chunks_mut(rows_per * n).enumerate().for_each(|(blk, cb)| {
-        let r0 = first + blk * rows_per;
+        let r0 = blk * rows_per;
         let rows = cb.len() / n;
         if k == 0 {
             return;

@@ -21,6 +21,7 @@
 
 mod batch;
 mod checkpoint;
+mod gradient_sum;
 mod rda;
 mod relaxed;
 mod ring;

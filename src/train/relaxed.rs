@@ -9,6 +9,7 @@
 //! order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
 
 use super::batch::ExampleRows;
+use super::gradient_sum::batch_gradients;
 use super::{Blob, CheckpointError, Order, Rule, RuleState};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
@@ -304,16 +305,23 @@ impl Rule for RelaxedRule<'_> {
                 self.adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
             }
             self.steps += 1;
-            let (x, y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
-            let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
-            let mut out = eval_tensors(&self.step, &ins);
-            let scores = out.pop().expect("scores");
-            let mean = eval_tensors(&self.ce, &[&scores, &y])[0].data()[0];
-            loss += f64::from(mean) * idx.len() as f64;
-            for (s, &e) in scores.data().chunks(classes).zip(idx) {
-                correct += usize::from(argmax(s) == self.labels[e] as usize);
-            }
-            for ((t, g), adam) in self.params.iter_mut().zip(&out).zip(&mut self.adams) {
+            let (grads, stats) = batch_gradients(&self.params, idx.len(), 2, |part| {
+                let idx = &idx[part];
+                let (x, y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
+                let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
+                let mut out = eval_tensors(&self.step, &ins);
+                let scores = out.pop().expect("scores");
+                let mean = eval_tensors(&self.ce, &[&scores, &y])[0].data()[0];
+                let right = scores
+                    .data()
+                    .chunks(classes)
+                    .zip(idx)
+                    .filter(|&(s, &e)| argmax(s) == self.labels[e] as usize);
+                (out, vec![f64::from(mean) * idx.len() as f64, right.count() as f64])
+            });
+            loss += stats[0];
+            correct += stats[1] as usize;
+            for ((t, g), adam) in self.params.iter_mut().zip(&grads).zip(&mut self.adams) {
                 adam.step(t.data_mut(), g.data());
             }
         }

@@ -3,6 +3,7 @@
 //! (SGD, momentum, Nesterov, AdaGrad, Adam) per parameter tensor; plus the numeric-optics
 //! Iris experiments (`repro numeric-optics-iris`).
 
+use super::gradient_sum::batch_gradients;
 use super::{Blob, CheckpointError, Order, Rule, RuleState, Trainer};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
@@ -72,9 +73,10 @@ impl<'a> SmoothRule<'a> {
         self.model
     }
 
-    /// One step: evaluate the gradient circuit at the optimisers' look-ahead points, then
-    /// let each optimiser update its tensor.
-    fn step(&mut self, x: &Tensor, y: &Tensor) {
+    /// One step on the examples `rows`: evaluate the gradient circuit at the optimisers'
+    /// look-ahead points (chunk by chunk, summed exactly: [`batch_gradients`]), then let
+    /// each optimiser update its tensor.
+    fn step(&mut self, rows: &[usize]) {
         let model = &mut *self.model;
         let ahead: Vec<Option<Tensor>> = model
             .params
@@ -82,11 +84,14 @@ impl<'a> SmoothRule<'a> {
             .zip(self.opts.iter())
             .map(|(t, o)| o.lookahead(t.data()).map(|d| Tensor::new(t.shape().to_vec(), d)))
             .collect();
-        let mut ins: Vec<&Tensor> =
+        let at: Vec<&Tensor> =
             model.params.iter().zip(&ahead).map(|(t, a)| a.as_ref().unwrap_or(t)).collect();
-        ins.push(x);
-        ins.push(y);
-        let grads = eval_tensors(&self.grad, &ins);
+        let (grad, data) = (&self.grad, self.data);
+        let (grads, _) = batch_gradients(&model.params, rows.len(), 0, |part| {
+            let (x, y) = data.batch(&rows[part]);
+            let ins: Vec<&Tensor> = at.iter().copied().chain([&x, &y]).collect();
+            (eval_tensors(grad, &ins), Vec::new())
+        });
         for ((t, g), o) in model.params.iter_mut().zip(&grads).zip(self.opts.iter_mut()) {
             o.step(t.data_mut(), g.data());
         }
@@ -115,8 +120,7 @@ impl Rule for SmoothRule<'_> {
             if self.p.max_steps.is_some_and(|m| self.steps >= m) {
                 break;
             }
-            let (x, y) = self.data.batch(rows);
-            self.step(&x, &y);
+            self.step(rows);
             self.steps += 1;
         }
         SmoothEpoch { epoch, steps: self.steps }
