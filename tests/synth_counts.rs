@@ -1,5 +1,5 @@
 //! Pins the AND counts of every shipped circuit (`circuits/epfl`, BLIF and AIGER, and
-//! `circuits/iscas85`: c17 and six ISCAS-85 circuits from circuitgraph 0.2.1) under
+//! `circuits/iscas85`: c17 and nine ISCAS-85 circuits from circuitgraph 0.2.1) under
 //! `strash` and each named script. A change that raises a count fails; a change that
 //! lowers one is reported, and the pinned value should be lowered to it (keep them
 //! exact). Every result is proven equivalent to the input (SAT miter).
@@ -15,26 +15,38 @@ use std::path::Path;
 /// the shallowest structure and sharing-aware balance: cavlc 645 -> 642, ctrl 108 ->
 /// 102, router 220 -> 199, int2float 208 -> 209 (the one rise, accepted for a geometric
 /// mean over EPFL + c17 of 485.4 against 493.8; BENCHMARKS.md).
+///
+/// 2026-12-02 (later), `balance` shaped as ABC's (depth first from the outputs, new ANDs
+/// joined first): resyn2 router 199 -> 186, c7552 1,418 -> 1,395, c3540 932 -> 927,
+/// int2float 209 -> 205, c1908 361 -> 359, cavlc 642 -> 640; three rises, accepted for
+/// a geometric mean over the 15 BLIF files of 289.3 against 290.9 (ABC resyn2 295.7):
+/// c5315 1,319 -> 1,338, c2670 548 -> 555, c432 121 -> 122 (BENCHMARKS.md).
 const PINNED: &[(&str, usize, usize, usize)] = &[
     ("iscas85/c17.blif", 6, 6, 6),
     // 2026-12-02: ISCAS-85 from circuitgraph 0.2.1 (circuits/iscas85/README.md); ABC
     // resyn2 gives 136, 386, 314, 386, 362, 580 (BENCHMARKS.md).
-    ("iscas85/c432.blif", 209, 123, 123),
+    // 2026-12-02 (later): gate-like covers also lowered as ABC builds their SOPs, the
+    // smaller AIG kept: c432 strash 209 -> 208 (ABC 208), resyn2 123 -> 121.
+    ("iscas85/c432.blif", 208, 122, 122),
     ("iscas85/c499.blif", 396, 378, 378),
     ("iscas85/c880.blif", 324, 305, 305),
     ("iscas85/c1355.blif", 500, 378, 378),
-    ("iscas85/c1908.blif", 459, 361, 361),
-    ("iscas85/c2670.blif", 716, 548, 548),
-    ("epfl/cavlc.blif", 693, 642, 642),
+    ("iscas85/c1908.blif", 459, 359, 359),
+    ("iscas85/c2670.blif", 716, 555, 555),
+    // 2026-12-02: ABC strash 1,038, 1,773, 2,078; ABC resyn2 938, 1,312, 1,425.
+    ("iscas85/c3540.blif", 1038, 927, 927),
+    ("iscas85/c5315.blif", 1773, 1338, 1338),
+    ("iscas85/c7552.blif", 2078, 1395, 1395),
+    ("epfl/cavlc.blif", 693, 640, 640),
     ("epfl/ctrl.blif", 174, 102, 102),
     ("epfl/dec.blif", 304, 304, 304),
-    ("epfl/int2float.blif", 260, 209, 209),
-    ("epfl/router.blif", 257, 199, 199),
-    ("epfl/cavlc.aig", 693, 642, 642),
+    ("epfl/int2float.blif", 260, 205, 205),
+    ("epfl/router.blif", 257, 186, 186),
+    ("epfl/cavlc.aig", 693, 640, 640),
     ("epfl/ctrl.aig", 174, 102, 102),
     ("epfl/dec.aig", 304, 304, 304),
-    ("epfl/int2float.aig", 260, 209, 209),
-    ("epfl/router.aig", 257, 199, 199),
+    ("epfl/int2float.aig", 260, 205, 205),
+    ("epfl/router.aig", 257, 186, 186),
 ];
 
 fn load(name: &str) -> Aig {

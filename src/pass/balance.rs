@@ -4,6 +4,14 @@
 //! AND with the shallowest operand already exists is joined first (as ABC's `balance`
 //! does), so balancing shares nodes instead of duplicating them; repeated operands are
 //! merged and a tree reading `x` and `!x` is the constant 0.
+//!
+//! The shape follows ABC's `balance` in two more ways, because the passes after it
+//! (`refactor -z` above all) find very different gains in structures of the same size:
+//! trees are rebuilt depth first from the outputs (so node order is ABC's), and among
+//! operands of one level the ANDs just built are joined first, the newest first. On
+//! EPFL `router` this alone takes our `resyn2` from 199 to 186 ANDs (ABC: 177), and our
+//! `balance` on ABC's AIG after the first six passes of `resyn2` gives ABC's AIG again
+//! up to one node (BENCHMARKS.md, 2026-12-02).
 
 use super::Pass;
 use crate::aig::{Aig, Lit};
@@ -49,11 +57,10 @@ impl Pass for Balance {
         let mut map: Vec<Lit> = (0..base).map(|n| Lit((n * 2) as u32)).collect();
         map.resize(n_nodes, Lit::FALSE);
         let mut leaves = Vec::new();
-        for k in 0..aig.n_ands() {
-            let n = base + k;
-            if !root[n] {
-                continue;
-            }
+        // Operands are popped by level, then new nodes before the tree's own operands,
+        // the newest first (as ABC's `balance` keeps its operand array), then by literal.
+        let mut seq = 0u32;
+        for n in roots_depth_first(aig, base, &root) {
             leaves.clear();
             collect_leaves(aig, base, &root, Lit((n * 2) as u32), &mut leaves);
             let mut ops: Vec<Lit> =
@@ -64,27 +71,29 @@ impl Pass for Balance {
                 map[n] = Lit::FALSE;
                 continue;
             }
-            let mut heap: BinaryHeap<Reverse<(u32, u32)>> =
-                ops.iter().map(|&m| Reverse((level[m.node()], m.0))).collect();
-            let mut same: Vec<Reverse<(u32, u32)>> = Vec::new();
+            let mut heap: BinaryHeap<Reverse<(u32, u64, u32)>> =
+                ops.iter().map(|&m| Reverse((level[m.node()], 1 << 32 | u64::from(m.0), m.0))).collect();
+            let mut same: Vec<Reverse<(u32, u64, u32)>> = Vec::new();
             while heap.len() > 1 {
-                let (Some(Reverse((_, a))), Some(Reverse((lb, b)))) = (heap.pop(), heap.pop()) else { break };
+                let (Some(Reverse((_, _, a))), Some(Reverse((lb, kb, b)))) = (heap.pop(), heap.pop()) else {
+                    break;
+                };
                 let a = Lit(a);
                 let mut b = Lit(b);
                 // Prefer a partner of b's level that makes an existing node (a bounded look).
                 if out.lookup(a, b).is_none() {
                     same.clear();
                     while same.len() < SHARE_LOOK
-                        && let Some(&Reverse((l, c))) = heap.peek()
+                        && let Some(&Reverse((l, kc, c))) = heap.peek()
                         && l == lb
                     {
                         heap.pop();
                         if out.lookup(a, Lit(c)).is_some() {
-                            same.push(Reverse((lb, b.0)));
+                            same.push(Reverse((lb, kb, b.0)));
                             b = Lit(c);
                             break;
                         }
-                        same.push(Reverse((l, c)));
+                        same.push(Reverse((l, kc, c)));
                     }
                     heap.extend(same.drain(..));
                 }
@@ -93,15 +102,46 @@ impl Pass for Balance {
                     level.resize(c.node() + 1, 0);
                     level[c.node()] = 1 + level[a.node()].max(level[b.node()]);
                 }
-                heap.push(Reverse((level[c.node()], c.0)));
+                seq += 1;
+                heap.push(Reverse((level[c.node()], u64::from(u32::MAX - seq), c.0)));
             }
-            map[n] = heap.pop().map_or(Lit::TRUE, |Reverse((_, l))| Lit(l));
+            map[n] = heap.pop().map_or(Lit::TRUE, |Reverse((_, _, l))| Lit(l));
         }
         for &l in aig.outputs() {
             out.add_output(Lit(map[l.node()].0 ^ u32::from(l.is_complement())));
         }
         out.swept()
     }
+}
+
+/// The tree roots in the order ABC's `balance` builds them: depth first from the
+/// outputs, each tree's root after the roots its leaves reach.
+fn roots_depth_first(aig: &Aig, base: usize, root: &[bool]) -> Vec<usize> {
+    let mut order = Vec::new();
+    let mut seen = vec![false; root.len()];
+    let mut leaves = Vec::new();
+    for &o in aig.outputs() {
+        let mut stack = vec![(o.node(), false)];
+        while let Some((n, expanded)) = stack.pop() {
+            if n < base || (seen[n] && !expanded) {
+                continue;
+            }
+            if expanded {
+                order.push(n);
+                continue;
+            }
+            seen[n] = true;
+            stack.push((n, true));
+            leaves.clear();
+            collect_leaves(aig, base, root, Lit((n * 2) as u32), &mut leaves);
+            for l in leaves.iter().rev() {
+                if l.node() >= base && !seen[l.node()] {
+                    stack.push((l.node(), false));
+                }
+            }
+        }
+    }
+    order
 }
 
 /// The operands of the AND tree rooted at `l`: expands uncomplemented non-root ANDs

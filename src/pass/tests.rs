@@ -121,6 +121,33 @@ fn balance_turns_a_chain_into_a_tree() {
 }
 
 #[test]
+fn balance_joins_new_nodes_first_and_builds_depth_first_from_the_outputs() {
+    // A chain over a..e: ABC's balance joins a & b, then c & d, then e with the newer
+    // c & d, then a & b with that; the older rule joined e with a & b.
+    let mut g = Aig::new(5);
+    let x: Vec<Lit> = (0..5).map(|i| g.input(i)).collect();
+    let acc = x[1..].iter().fold(x[0], |acc, &l| g.and(acc, l));
+    g.add_output(acc);
+    let h = Balance.run(&g);
+    assert_eq!(h.n_ands(), 4);
+    let cd = h.lookup(x[2], x[3]).unwrap();
+    assert!(h.lookup(x[4], cd).is_some(), "{:?}", h.ands());
+    // Output 1's tree is built before output 0's when output 0 reads it: nodes are in
+    // depth-first order from the outputs, each tree's leaves' trees first.
+    let mut g = Aig::new(4);
+    let x: Vec<Lit> = (0..4).map(|i| g.input(i)).collect();
+    let lo = g.and(x[0], x[1]);
+    let hi = g.and(x[2], x[3]);
+    let top = g.and(!lo, !hi);
+    g.add_output(hi);
+    g.add_output(top);
+    let h = Balance.run(&g);
+    assert_eq!(h.ands()[0], (x[2], x[3]));
+    assert_eq!(h.ands()[1], (x[0], x[1]));
+    assert_eq!(cec(&g, &h, &CecParams::default()).unwrap().verdict, Verdict::Equivalent);
+}
+
+#[test]
 fn balance_joins_operands_into_existing_nodes_and_folds_contradictions() {
     // x = a & c is an output; t = a & (b & c) balanced as (a & c) & b reuses x.
     let mut g = Aig::new(3);
