@@ -125,8 +125,9 @@ impl<'a> RingBatchRule<'a> {
             }
         }
         let n_x = self.x.first().map_or(0, Vec::len);
-        pack_into(inputs, n_params, batch.iter().map(|&i| self.x[i].as_slice()), w);
-        pack_into(inputs, n_params + n_x, batch.iter().map(|&i| self.y[i].as_slice()), w);
+        let n_y = self.y.first().map_or(0, Vec::len);
+        pack_into(inputs, n_params, n_x, batch.iter().map(|&i| self.x[i].as_slice()), w);
+        pack_into(inputs, n_params + n_x, n_y, batch.iter().map(|&i| self.y[i].as_slice()), w);
         let out = sliced.eval_packed(inputs, &EvalParams { tile_words: 0, parallel: false });
         let words = out.words();
         let tail = batch.len() % 64;
