@@ -51,11 +51,25 @@ pub fn pack(rows: &[Vec<u64>], n: usize, ring: RingKind) -> BitMatrix {
 /// If an example has fewer than `n` elements, or the examples are not one per lane.
 pub fn pack_into<'r>(m: &mut BitMatrix, first: usize, n: usize, rows: impl Iterator<Item = &'r [u64]>, w: usize) {
     let mut by_example = BitMatrix::zeros(m.examples(), n * w);
+    let low = low_bits(w);
     let mut count = 0;
     for (e, x) in rows.enumerate() {
-        let bits = by_example.row_mut(e);
-        for (i, &v) in x[..n].iter().enumerate() {
-            put_field(bits, i * w, w, v);
+        // The elements' low W bits end to end, a word written whenever one fills up.
+        let (bits, mut word, mut acc, mut fill) = (by_example.row_mut(e), 0, 0u64, 0);
+        for &v in &x[..n] {
+            let v = v & low;
+            acc |= v << fill;
+            fill += w;
+            if fill >= 64 {
+                bits[word] = acc;
+                word += 1;
+                fill -= 64;
+                // The `fill` high bits of `v` that did not fit start the next word.
+                acc = if fill == 0 { 0 } else { v >> (w - fill) };
+            }
+        }
+        if fill > 0 {
+            bits[word] = acc;
         }
         count += 1;
     }
@@ -74,20 +88,16 @@ pub fn pack_into<'r>(m: &mut BitMatrix, first: usize, n: usize, rows: impl Itera
 #[must_use]
 pub fn unpack(m: &BitMatrix, n: usize, ring: RingKind) -> Vec<Vec<u64>> {
     let w = ring.width();
+    // Sat_n reads two's complement in W bits, sign-extended to the 64-bit reading.
+    let extend = match ring {
+        RingKind::Sat(_) => 64 - w as u32,
+        RingKind::Z2k(_) | RingKind::Zp(_) => 0,
+    };
     let t = m.transposed();
     (0..m.examples())
         .map(|e| {
             let bits = t.row(e);
-            (0..n)
-                .map(|i| {
-                    let v = get_field(bits, i * w, w);
-                    match ring {
-                        // Two's complement in W bits, sign-extended to the 64-bit reading.
-                        RingKind::Sat(_) if w < 64 => ((v << (64 - w)) as i64 >> (64 - w)) as u64,
-                        _ => v,
-                    }
-                })
-                .collect()
+            (0..n).map(|i| ((get_field(bits, i * w, w) << extend) as i64 >> extend) as u64).collect()
         })
         .collect()
 }
@@ -95,16 +105,6 @@ pub fn unpack(m: &BitMatrix, n: usize, ring: RingKind) -> Vec<Vec<u64>> {
 /// The mask of the low `w` bits (`1 <= w <= 64`).
 fn low_bits(w: usize) -> u64 {
     if w >= 64 { u64::MAX } else { (1u64 << w) - 1 }
-}
-
-/// ORs the low `w` bits of `v` into bits `at..at + w` of the bit string `bits`.
-fn put_field(bits: &mut [u64], at: usize, w: usize, v: u64) {
-    let (word, shift) = (at / 64, at % 64);
-    let v = v & low_bits(w);
-    bits[word] |= v << shift;
-    if shift + w > 64 {
-        bits[word + 1] |= v >> (64 - shift);
-    }
 }
 
 /// Bits `at..at + w` of the bit string `bits`.
