@@ -7,7 +7,7 @@
 //! (`BlastStyle::Hardware`). Throughput is in examples.
 //!
 //! Then training: one epoch of mini-batch descent (`train::RingBatchRule`, batches of
-//! 64, 256 and 1,024) of the same model over 4,096 examples, one example per word
+//! 64, 256, 512 and 1,024) of the same model over 4,096 examples, one example per word
 //! against bit-sliced, in `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
 
 use circuitlearn::{
@@ -96,7 +96,7 @@ fn bench_training(c: &mut Criterion) {
             .benchmark_group(format!("ring_train_{}_{EXAMPLES}_examples", ring.to_string().replace(':', "")));
         g.throughput(Throughput::Elements(EXAMPLES as u64));
         g.sample_size(10);
-        for batch in [64, 256, 1024] {
+        for batch in [64, 256, 512, 1024] {
             for lanes in [RingLanes::Word, RingLanes::BitSliced] {
                 // The rule (and its bit-blasted circuit) is built once, as a run builds it.
                 let mut rule =

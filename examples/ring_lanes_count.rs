@@ -13,7 +13,9 @@
 //! `--path` is `word`, `sliced` (inputs already packed into bit rows) or `sliced-packing`
 //! (packing the elements and unpacking the results included).
 
-use circuitlearn::{EvalParams, RingKind, RingModel, RingModelSpec, rdiff, ring_lanes::BitSliced, ring_lanes::pack};
+use circuitlearn::{
+    EvalParams, RingKind, RingModel, RingModelSpec, rdiff, ring_lanes::BitSliced, ring_lanes::pack,
+};
 use clap::{Parser, ValueEnum};
 use std::hint::black_box;
 

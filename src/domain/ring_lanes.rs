@@ -49,7 +49,13 @@ pub fn pack(rows: &[Vec<u64>], n: usize, ring: RingKind) -> BitMatrix {
 ///
 /// # Panics
 /// If an example has fewer than `n` elements, or the examples are not one per lane.
-pub fn pack_into<'r>(m: &mut BitMatrix, first: usize, n: usize, rows: impl Iterator<Item = &'r [u64]>, w: usize) {
+pub fn pack_into<'r>(
+    m: &mut BitMatrix,
+    first: usize,
+    n: usize,
+    rows: impl Iterator<Item = &'r [u64]>,
+    w: usize,
+) {
     let mut by_example = BitMatrix::zeros(m.examples(), n * w);
     let low = low_bits(w);
     let mut count = 0;
