@@ -6,9 +6,9 @@
 //! (`BlastStyle::Lanes`, what training uses) and the hardware one
 //! (`BlastStyle::Hardware`). Throughput is in examples.
 //!
-//! Then training: one epoch of mini-batch descent (`train::RingBatchRule`, batch 64) of
-//! the same model over 4,096 examples, one example per word against bit-sliced, in
-//! `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
+//! Then training: one epoch of mini-batch descent (`train::RingBatchRule`, batches of
+//! 64, 256, 512 and 1,024) of the same model over 4,096 examples, one example per word
+//! against bit-sliced, in `z2k:8`, `z2k:16` and `sat:2047` (12-bit words).
 
 use circuitlearn::{
     Aig, BlastStyle, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec,
@@ -96,13 +96,15 @@ fn bench_training(c: &mut Criterion) {
             .benchmark_group(format!("ring_train_{}_{EXAMPLES}_examples", ring.to_string().replace(':', "")));
         g.throughput(Throughput::Elements(EXAMPLES as u64));
         g.sample_size(10);
-        for lanes in [RingLanes::Word, RingLanes::BitSliced] {
-            // The rule (and its bit-blasted circuit) is built once, as a run builds it.
-            let mut rule =
-                RingBatchRule::new((&changes, &update), ring, m.params.clone(), (&x, &y), 64, lanes);
-            g.bench_function(lanes.name(), |b| {
-                b.iter(|| Trainer::new().epochs(1).run(&mut rule, None, |_| {}).unwrap())
-            });
+        for batch in [64, 256, 512, 1024] {
+            for lanes in [RingLanes::Word, RingLanes::BitSliced] {
+                // The rule (and its bit-blasted circuit) is built once, as a run builds it.
+                let mut rule =
+                    RingBatchRule::new((&changes, &update), ring, m.params.clone(), (&x, &y), batch, lanes);
+                g.bench_function(format!("{}_b{batch}", lanes.name()), |b| {
+                    b.iter(|| Trainer::new().epochs(1).run(&mut rule, None, |_| {}).unwrap())
+                });
+            }
         }
         g.finish();
     }

@@ -222,20 +222,29 @@ impl BitMatrix {
 }
 
 /// Transposes a 64 x 64 bit block in place: bit `j` of word `i` becomes bit `i` of word
-/// `j` (swaps of ever smaller off-diagonal sub-blocks).
+/// `j` (swaps of ever smaller off-diagonal sub-blocks). Each of the six stages runs over
+/// contiguous halves of blocks, so the compiler vectorises it (2-3x faster than the
+/// index-hopping loop it replaced, BENCHMARKS.md).
 pub(crate) fn transpose64(a: &mut [u64; LANES]) {
-    let mut j = 32;
-    let mut mask: u64 = 0x0000_0000_FFFF_FFFF;
-    while j != 0 {
-        let mut k = 0;
-        while k < LANES {
-            let t = ((a[k] >> j) ^ a[k + j]) & mask;
-            a[k] ^= t << j;
-            a[k + j] ^= t;
-            k = (k + j + 1) & !j;
+    swap_stage::<32>(a, 0x0000_0000_FFFF_FFFF);
+    swap_stage::<16>(a, 0x0000_FFFF_0000_FFFF);
+    swap_stage::<8>(a, 0x00FF_00FF_00FF_00FF);
+    swap_stage::<4>(a, 0x0F0F_0F0F_0F0F_0F0F);
+    swap_stage::<2>(a, 0x3333_3333_3333_3333);
+    swap_stage::<1>(a, 0x5555_5555_5555_5555);
+}
+
+/// One stage of [`transpose64`]: in every block of `2J` words, bits `mask << J` of word
+/// `k` swap with bits `mask` of word `k + J`.
+#[inline(always)]
+fn swap_stage<const J: usize>(a: &mut [u64; LANES], mask: u64) {
+    for block in a.chunks_exact_mut(2 * J) {
+        let (lo, hi) = block.split_at_mut(J);
+        for (x, y) in lo.iter_mut().zip(hi.iter_mut()) {
+            let t = ((*x >> J) ^ *y) & mask;
+            *x ^= t << J;
+            *y ^= t;
         }
-        j >>= 1;
-        mask ^= mask << j;
     }
 }
 

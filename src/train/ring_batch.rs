@@ -33,15 +33,19 @@ pub enum RingLanes {
 }
 
 impl RingLanes {
-    /// The path `train` picks for `batch` examples a step: bit-sliced only for `z2k:K`
-    /// with `K <= 8` and batches of at least 64 examples, where it measured (barely)
-    /// faster; one example per word otherwise. A batch of 64 is one lane word, so the
-    /// bit-sliced evaluator pays its per-gate dispatch for a single word: at `z2k:16` and
-    /// `sat:2047` it measured 2.7x and 4.4x slower than the word path (BENCHMARKS.md).
+    /// The path `train` picks for `batch` examples a step, from one epoch of the Iris-sized
+    /// linear model over 4,096 examples (BENCHMARKS.md, "Ring packing by transposes"):
+    /// bit-sliced for `z2k:K` with `K <= 8` and batches of at least 64 examples (1.6x the
+    /// word path at 64, 6.7x at 1,024), and with `K <= 16` and batches of at least 1,024
+    /// (3.1x); one example per word otherwise. A batch is `B / 64` lane words, and the
+    /// bit-sliced evaluator pays its per-gate dispatch once per word of the batch, so a
+    /// 64-example batch at `z2k:16` measured 0.24x and `sat:2047` never clearly won
+    /// (0.20x at 64, 1.1x-1.4x at 1,024).
     #[must_use]
     pub fn auto(ring: RingKind, batch: usize) -> Self {
         match ring {
             RingKind::Z2k(k) if k <= 8 && batch >= 64 => RingLanes::BitSliced,
+            RingKind::Z2k(k) if k <= 16 && batch >= 1024 => RingLanes::BitSliced,
             _ => RingLanes::Word,
         }
     }
@@ -125,8 +129,9 @@ impl<'a> RingBatchRule<'a> {
             }
         }
         let n_x = self.x.first().map_or(0, Vec::len);
-        pack_into(inputs, n_params, batch.iter().map(|&i| self.x[i].as_slice()), w);
-        pack_into(inputs, n_params + n_x, batch.iter().map(|&i| self.y[i].as_slice()), w);
+        let n_y = self.y.first().map_or(0, Vec::len);
+        pack_into(inputs, n_params, n_x, batch.iter().map(|&i| self.x[i].as_slice()), w);
+        pack_into(inputs, n_params + n_x, n_y, batch.iter().map(|&i| self.y[i].as_slice()), w);
         let out = sliced.eval_packed(inputs, &EvalParams { tile_words: 0, parallel: false });
         let words = out.words();
         let tail = batch.len() % 64;
@@ -232,6 +237,25 @@ mod tests {
     use crate::learn::ring_model::{RingModel, RingModelSpec};
     use crate::train::Trainer;
     use proptest::prelude::*;
+
+    /// The measured rule: narrow `Z_(2^K)` rings with full lane words go bit-sliced.
+    #[test]
+    fn auto_picks_bit_sliced_where_it_measured_faster() {
+        use RingLanes::{BitSliced, Word};
+        let cases = [
+            (RingKind::Z2k(8), 63, Word),
+            (RingKind::Z2k(8), 64, BitSliced),
+            (RingKind::Z2k(16), 64, Word),
+            (RingKind::Z2k(16), 1023, Word),
+            (RingKind::Z2k(16), 1024, BitSliced),
+            (RingKind::Z2k(17), 4096, Word),
+            (RingKind::Sat(2047), 4096, Word),
+            (RingKind::Zp(13), 4096, Word),
+        ];
+        for (ring, batch, want) in cases {
+            assert_eq!(RingLanes::auto(ring, batch), want, "{ring} batch {batch}");
+        }
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(12))]
