@@ -131,9 +131,28 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
     if !mpirun_found() {
         return;
     }
+    let votes = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "8", "--batch", "64"];
+    kill_on_two_and_resume_on_three("votes", &votes);
+    let relaxed = [
+        "--domain",
+        "relaxed",
+        "--data",
+        "digits",
+        "--model",
+        "gates:256x2",
+        "--epochs",
+        "30",
+        "--batch",
+        "384",
+    ];
+    kill_on_two_and_resume_on_three("relaxed", &relaxed);
+}
+
+/// Trains `args` on 2 ranks, kills rank 1 after the first checkpoint, checks the job
+/// failed, resumes on 3 ranks and compares with the uninterrupted single-rank run.
+fn kill_on_two_and_resume_on_three(what: &str, args: &[&str]) {
     let d = tempfile::tempdir().unwrap();
-    let args = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "8", "--batch", "64"];
-    let full = train(1, &args, "full", d.path());
+    let full = train(1, args, "full", d.path());
     // Rank 1 is killed (SIGKILL) once rank 0 has written its first checkpoint.
     let mut child = mpirun_command(2, d.path())
         .args(["train", "--hardware", "none", "--threads", "1", "--out", "killed", "--checkpoint-every", "1"])
@@ -156,9 +175,9 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
         let _ = Command::new("kill").args(["-9", pid]).status();
     }
     let out = child.wait_with_output().unwrap();
-    assert!(checkpoint.exists(), "no checkpoint was written");
+    assert!(checkpoint.exists(), "{what}: no checkpoint was written");
     if pids.len() == 2 {
-        assert!(!out.status.success(), "a job with a dead rank exited 0");
+        assert!(!out.status.success(), "{what}: a job with a dead rank exited 0");
     }
     // The job's other rank is ended by mpirun; wait until it has gone (it held the lock).
     let t0 = Instant::now();
@@ -168,9 +187,9 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
         std::thread::sleep(Duration::from_millis(20));
     }
     let o = mpirun(3, &["train", "--resume", "killed"], d.path());
-    assert!(o.status.success(), "resume on 3 ranks: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.status.success(), "{what}: resume on 3 ranks: {}", String::from_utf8_lossy(&o.stderr));
     let resumed = std::fs::read(d.path().join("killed/model.json")).unwrap();
-    assert!(resumed == full, "the run resumed on 3 ranks differs from the uninterrupted one");
+    assert!(resumed == full, "{what}: the run resumed on 3 ranks differs from the uninterrupted one");
 }
 
 /// `results.tsv` without its `seconds` column.
