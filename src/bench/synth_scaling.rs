@@ -57,7 +57,8 @@ pub fn epfl_chain(target_ands: usize) -> Aig {
             let from_copy = (i >= lane).then(|| (i - lane, (j / LANES + i) % outs[i - lane].len()));
             // A constant output, or a node this copy already reads, would fold the copy's
             // logic away: a primary input stands in for it.
-            let fresh = |l: Lit, map: &[Lit]| l.node() != 0 && map[1..=j].iter().all(|m| m.node() != l.node());
+            let fresh =
+                |l: Lit, map: &[Lit]| l.node() != 0 && map[1..=j].iter().all(|m| m.node() != l.node());
             map[j + 1] = match from_copy {
                 Some((src, k)) if fresh(outs[src][k], &map) => {
                     read[src][k] = true;
@@ -145,9 +146,7 @@ pub fn synth_scaling(size: usize, mut report: impl FnMut(&ScalingRow)) -> Vec<Sc
         rows.push(row);
     }
     let script = parse_script("resyn2", &PassContext::default()).expect("resyn2 is a script");
-    let (row, _) = timed(size, "resyn2", &hashed, |a| {
-        script.iter().fold(a.clone(), |cur, p| p.run(&cur))
-    });
+    let (row, _) = timed(size, "resyn2", &hashed, |a| script.iter().fold(a.clone(), |cur, p| p.run(&cur)));
     report(&row);
     rows.push(row);
     rows

@@ -67,7 +67,8 @@ fn synth_scaling(a: &BenchArgs) -> anyhow::Result<()> {
     for &size in &a.synth_scaling {
         if let Some(dir) = &a.synth_aig_dir {
             let chain = crate::bench::synth_scaling::epfl_chain(size);
-            let names = crate::io::netlist::PortNames::indexed("chain", chain.n_inputs(), chain.outputs().len());
+            let names =
+                crate::io::netlist::PortNames::indexed("chain", chain.n_inputs(), chain.outputs().len());
             let path = dir.join(format!("chain-{size}.aig"));
             crate::io::atomic::write_atomic_with(&path, |w| {
                 crate::io::aiger::write_aiger(&chain, &names, crate::io::aiger::AigerFormat::Binary, w)
