@@ -1,6 +1,8 @@
 //! Throughput figures of this machine (`circuitlearn bench`), and the random circuits the
 //! criterion benches share. Speed goals live here and in `benches/`, never in tests.
 
+pub mod synth_scaling;
+
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::Bool;
 use crate::lanes::{BitMatrix, EvalParams, Program};

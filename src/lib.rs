@@ -146,4 +146,5 @@ pub use dist::{Comm, Local, Session, comm_world, init_mpi};
 pub use cli::{Cli, error_line, exit_code, repro_numeric_optics_iris, repro_polycirc_iris, run};
 
 // Benchmark fixtures (`circuitlearn bench`, `benches/`).
+pub use bench::synth_scaling::{ScalingRow, epfl_chain, synth_scaling};
 pub use bench::{TRAIN_REFERENCE_MODEL, TrainReference, random_bits, random_gate_circuit};
