@@ -32,8 +32,9 @@ pub const PRESETS: [Preset; 2] = [
         figure: "relaxed gates:20000x6:3000 on Fashion-MNIST, first layer's wiring learned among 32 \
                  local candidates (radius 2, narrowed to 4 after 2 epochs), 12 epochs (the last 3 on \
                  the chosen wiring, the last with hard gates): test 0.8817 / 0.8809 / 0.8853 on seeds \
-                 0-2 at 45-46K AIG ANDs for the whole classifier (45,813 for seed 0 after the \
-                 default strash,resyn2,fraig; 46,032 after strash), 9-11 minutes on 2 cores",
+                 0-2 at 45-46K AIG ANDs for the whole classifier; seed 0 with fixed-point \
+                 gradient sums and the ABC-order balance (2026-12-02): test 0.8852 at 45,555 \
+                 ANDs after the default strash,resyn2,fraig, 9-12 minutes on 2 cores",
         toml: r#"data = "fashion-mnist"
 domain = "relaxed"
 model = "gates:20000x6:3000"
