@@ -12,26 +12,14 @@
 
 use circuitlearn::{
     Aig, BlastStyle, EvalParams, Program, RingBatchRule, RingKind, RingLanes, RingModel, RingModelSpec,
-    Trainer, rdiff, ring_lanes::BitSliced, ring_lanes::pack,
+    Trainer, random_ring_rows, rdiff, ring_lanes::BitSliced, ring_lanes::pack,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const EXAMPLES: usize = 4096;
 
 fn rows(n: usize, ring: RingKind, seed: u64) -> Vec<Vec<u64>> {
-    let mut s = seed | 1;
-    (0..EXAMPLES)
-        .map(|_| {
-            (0..n)
-                .map(|_| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    ring.from_signed((s % 512) as i64 - 256)
-                })
-                .collect()
-        })
-        .collect()
+    random_ring_rows(n, EXAMPLES, ring, seed)
 }
 
 fn bench(c: &mut Criterion) {

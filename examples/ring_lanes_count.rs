@@ -14,7 +14,8 @@
 //! (packing the elements and unpacking the results included).
 
 use circuitlearn::{
-    EvalParams, RingKind, RingModel, RingModelSpec, rdiff, ring_lanes::BitSliced, ring_lanes::pack,
+    EvalParams, RingKind, RingModel, RingModelSpec, random_ring_rows, rdiff, ring_lanes::BitSliced,
+    ring_lanes::pack,
 };
 use clap::{Parser, ValueEnum};
 use std::hint::black_box;
@@ -48,20 +49,8 @@ fn main() {
     let mut m = RingModel::init(RingModelSpec::Linear, ring, 2, 4, 3, 0);
     m.params = (0..m.params.len() as i64).map(|i| ring.from_signed(i * 7 - 40)).collect();
     let reverse = ring.canonical(&rdiff(&m.circuit()));
-    // The bench's inputs (its seed 2, made odd): signed readings in [-256, 256).
-    let mut s = 3u64;
-    let xs: Vec<Vec<u64>> = (0..4096)
-        .map(|_| {
-            (0..reverse.n_inputs())
-                .map(|_| {
-                    s ^= s << 13;
-                    s ^= s >> 7;
-                    s ^= s << 17;
-                    ring.from_signed((s % 512) as i64 - 256)
-                })
-                .collect()
-        })
-        .collect();
+    // The bench's inputs (its seed 2).
+    let xs = random_ring_rows(reverse.n_inputs(), 4096, ring, 2);
     let one = EvalParams { tile_words: 0, parallel: false };
     let sliced = BitSliced::new(&reverse, ring);
     let packed = pack(&xs, reverse.n_inputs(), ring);

@@ -54,6 +54,25 @@ pub fn random_bits(rows: usize, examples: usize, seed: u64) -> BitMatrix {
     m
 }
 
+/// `examples` rows of `n` ring elements of `ring`, signed readings in `[-256, 256)` from an
+/// xorshift generator seeded with `seed` (made odd): the ring benches' inputs.
+#[must_use]
+pub fn random_ring_rows(n: usize, examples: usize, ring: crate::RingKind, seed: u64) -> Vec<Vec<u64>> {
+    let mut s = seed | 1;
+    (0..examples)
+        .map(|_| {
+            (0..n)
+                .map(|_| {
+                    s ^= s << 13;
+                    s ^= s >> 7;
+                    s ^= s << 17;
+                    ring.from_signed((s % 512) as i64 - 256)
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// The figures `circuitlearn bench --json` prints.
 #[derive(Clone, Debug, Serialize)]
 pub struct BenchReport {

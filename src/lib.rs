@@ -147,4 +147,4 @@ pub use cli::{Cli, error_line, exit_code, repro_numeric_optics_iris, repro_polyc
 
 // Benchmark fixtures (`circuitlearn bench`, `benches/`).
 pub use bench::synth_scaling::{ScalingRow, epfl_chain, synth_scaling};
-pub use bench::{TRAIN_REFERENCE_MODEL, TrainReference, random_bits, random_gate_circuit};
+pub use bench::{TRAIN_REFERENCE_MODEL, TrainReference, random_bits, random_gate_circuit, random_ring_rows};

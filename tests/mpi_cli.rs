@@ -87,7 +87,12 @@ fn relaxed_gates_are_identical_for_any_rank_count() {
     check_recipe(&RELAXED_GATES);
     check_recipe(&RELAXED_PHASES);
     // Three chunks of 128 a batch: -np 2 splits them 2 + 1, -np 3 one each.
-    let args = [
+    check_ranks("relaxed gates:256x2, digits", &relaxed_digits("10"), Some(RELAXED_PIN));
+}
+
+/// Relaxed `gates:256x2` on digits for `epochs`, batch 384 (three chunks of 128).
+fn relaxed_digits(epochs: &str) -> [&str; 10] {
+    [
         "--domain",
         "relaxed",
         "--data",
@@ -95,11 +100,10 @@ fn relaxed_gates_are_identical_for_any_rank_count() {
         "--model",
         "gates:256x2",
         "--epochs",
-        "10",
+        epochs,
         "--batch",
         "384",
-    ];
-    check_ranks("relaxed gates:256x2, digits", &args, Some(RELAXED_PIN));
+    ]
 }
 
 /// Length and FNV-1a of the `model.json` of the digits run of
@@ -133,19 +137,7 @@ fn a_checkpoint_of_two_ranks_resumes_on_three_and_a_dead_rank_fails_the_job() {
     }
     let votes = ["--data", "digits", "--model", "lut:6:256x1,groupsum:10", "--epochs", "8", "--batch", "64"];
     kill_on_two_and_resume_on_three("votes", &votes);
-    let relaxed = [
-        "--domain",
-        "relaxed",
-        "--data",
-        "digits",
-        "--model",
-        "gates:256x2",
-        "--epochs",
-        "30",
-        "--batch",
-        "384",
-    ];
-    kill_on_two_and_resume_on_three("relaxed", &relaxed);
+    kill_on_two_and_resume_on_three("relaxed", &relaxed_digits("30"));
 }
 
 /// Trains `args` on 2 ranks, kills rank 1 after the first checkpoint, checks the job
