@@ -165,6 +165,19 @@ fn errors_say_each_cause_once() {
 }
 
 #[test]
+fn synth_scaling_options_are_checked_before_any_chain_is_built() {
+    let d = tempfile::tempdir().unwrap();
+    refused(&circuitlearn(&["bench", "--synth-scaling", "0"], d.path()), "--synth-scaling: 0 is not from 1");
+    refused(
+        &circuitlearn(&["bench", "--synth-scaling", "9999999999"], d.path()),
+        "--synth-scaling: 9999999999",
+    );
+    let o = circuitlearn(&["bench", "--synth-scaling", "1000", "--synth-aig-dir", "missing"], d.path());
+    refused(&o, "--synth-aig-dir: missing is not a directory");
+    assert!(o.stdout.is_empty(), "work started before the check: {}", String::from_utf8_lossy(&o.stdout));
+}
+
+#[test]
 fn empty_and_binary_blif_files_are_not_circuits() {
     let d = tempfile::tempdir().unwrap();
     std::fs::write(d.path().join("e.blif"), b"").unwrap();

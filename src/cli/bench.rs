@@ -60,8 +60,20 @@ pub fn run(a: &BenchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The largest chain `bench --synth-scaling` builds (about 1.2 GB per million ANDs).
+const MAX_SCALING_ANDS: usize = 5_000_000;
+
 /// `bench --synth-scaling`: one row per size and pass, as it is measured.
 fn synth_scaling(a: &BenchArgs) -> anyhow::Result<()> {
+    if let Some(&bad) = a.synth_scaling.iter().find(|&&n| n == 0 || n > MAX_SCALING_ANDS) {
+        return Err(UsageError(format!(
+            "--synth-scaling: {bad} is not from 1 to {MAX_SCALING_ANDS} AND nodes"
+        ))
+        .into());
+    }
+    if let Some(dir) = a.synth_aig_dir.as_ref().filter(|d| !d.is_dir()) {
+        return Err(UsageError(format!("--synth-aig-dir: {} is not a directory", dir.display())).into());
+    }
     let mut rows = Vec::new();
     println!("{:>9}  {:<9} {:>9} {:>9} {:>9} {:>8}", "size", "pass", "before", "after", "seconds", "us/AND");
     for &size in &a.synth_scaling {
