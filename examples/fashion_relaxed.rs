@@ -89,6 +89,17 @@ fn main() {
             net.with_local_input_choice(candidates, p.seed, grid, r.parse().unwrap()).unwrap()
         }
     };
+    // `--hidden-candidates C [--hidden-radius R]`: learned wiring in the later layers
+    // (`train --hidden-candidates`, `--hidden-radius`).
+    let hidden: usize = arg("--hidden-candidates", "1").parse().unwrap();
+    let hidden_local = match arg("--hidden-radius", "none").as_str() {
+        "none" => None,
+        r => {
+            let grid = PixelGrid { width: splits.train.images.cols, height: splits.train.images.rows };
+            Some((grid, r.parse().unwrap()))
+        }
+    };
+    let net = net.with_hidden_choice(hidden, p.seed, hidden_local).unwrap();
     let t0 = Instant::now();
     train_relaxed(&net, &x, &y, &p, |h, l| {
         let epoch = h.epoch;
@@ -110,7 +121,8 @@ fn main() {
             let row = serde_json::json!({
                 "model": model, "bits": bits, "relaxed": p, "epoch": epoch, "seconds": secs,
                 format!("relaxed_{held_out}"): soft, held_out: hard, "train": hard_train,
-                "live": net.live_nodes(l), "candidates": candidates, "radius": arg("--radius", "none"), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
+                "live": net.live_nodes(l), "candidates": candidates, "radius": arg("--radius", "none"),
+                "hidden_candidates": hidden, "hidden_radius": arg("--hidden-radius", "none"), "body_ands": body.n_ands(), "classifier_ands": cls.n_ands(),
             });
             println!("{row}");
         }

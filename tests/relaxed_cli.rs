@@ -18,7 +18,7 @@ fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
 
 #[test]
 fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error::Error>> {
-    gates_on_wine(1)
+    gates_on_wine(1, 1)
 }
 
 /// Learned input wiring: the first layer's inputs choose among 4 candidates each, and the
@@ -26,13 +26,21 @@ fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error
 /// with hard gates (straight-through).
 #[test]
 fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
-    gates_on_wine(4)
+    gates_on_wine(4, 1)
 }
 
-fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
+/// Learned wiring in the second layer (`--hidden-candidates`): the first layer keeps its
+/// seeded wiring (an empty entry in `learned_wiring`), the second's chosen sources travel
+/// to `eval` and `verify`.
+#[test]
+fn learned_hidden_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    gates_on_wine(1, 4)
+}
+
+fn gates_on_wine(candidates: usize, hidden: usize) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
-    let candidates_text = candidates.to_string();
-    let hard_gates = if candidates > 1 { "2" } else { "0" };
+    let (candidates_text, hidden_text) = (candidates.to_string(), hidden.to_string());
+    let hard_gates = if candidates > 1 || hidden > 1 { "2" } else { "0" };
     let train = [
         "train",
         "--data",
@@ -52,6 +60,8 @@ fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
         "--json",
         "--input-candidates",
         &candidates_text,
+        "--hidden-candidates",
+        &hidden_text,
         "--hard-gate-epochs",
         hard_gates,
     ];
@@ -73,10 +83,13 @@ fn gates_on_wine(candidates: usize) -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(model["spec"], "lut:2:128x2,groupsum:3");
     assert_eq!(m["input_candidates"], candidates, "{m}");
     assert_eq!(m["relaxed"]["hard_gate_epochs"].to_string(), hard_gates, "{m}");
-    if candidates > 1 {
+    assert_eq!(m["hidden_candidates"], hidden, "{m}");
+    if candidates > 1 || hidden > 1 {
         let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
-        assert_eq!(learned.len(), 1);
-        assert_eq!(learned[0].as_array().ok_or("layer 0")?.len(), 128 * 2);
+        let sizes: Vec<usize> = learned.iter().map(|l| l.as_array().map_or(0, Vec::len)).collect();
+        // The last layer is rounded up to whole groups: 129 gates for 3 classes.
+        let want = if hidden > 1 { vec![if candidates > 1 { 256 } else { 0 }, 258] } else { vec![256] };
+        assert_eq!(sizes, want);
     } else {
         assert!(model.get("learned_wiring").is_none(), "{model}");
     }
@@ -118,6 +131,8 @@ fn relaxed_flags_are_refused_elsewhere() {
         ("--input-radius", "2"),
         ("--narrow-candidates", "4"),
         ("--narrow-after", "2"),
+        ("--hidden-candidates", "4"),
+        ("--hidden-radius", "1"),
     ] {
         let o = circuitlearn(
             &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", flag, value],
@@ -172,6 +187,18 @@ fn input_radius_keeps_first_layer_gates_local() -> Result<(), Box<dyn std::error
         let ((x0, y0), (x1, y1)) = (place(&gate[0]).ok_or("index")?, place(&gate[1]).ok_or("index")?);
         assert!(x0.abs_diff(x1) <= 2 && y0.abs_diff(y1) <= 2, "gate reads {gate:?}");
     }
+    // Hidden candidates near the gate's centre pixel: the second layer's choice lands in
+    // model.json, the first layer keeps its seeded wiring.
+    let o = run(&["--hidden-candidates", "4", "--hidden-radius", "1", "--narrow-candidates", "2"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(
+        (last_json(&o)?["hidden_candidates"].as_u64(), last_json(&o)?["hidden_radius"].as_u64()),
+        (Some(4), Some(1))
+    );
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/fashion-tiny/model.json"))?)?;
+    let learned = model["learned_wiring"].as_array().ok_or("learned wiring")?;
+    assert_eq!(learned.iter().map(|l| l.as_array().map_or(0, Vec::len)).collect::<Vec<_>>(), [0, 60 * 2]);
     let iris = [
         "train",
         "--data",
@@ -188,8 +215,27 @@ fn input_radius_keeps_first_layer_gates_local() -> Result<(), Box<dyn std::error
         (circuitlearn(&iris, d.path()), "--input-radius applies to image data"),
         (
             run(&["--narrow-candidates", "2"]),
-            "--narrow-candidates: applies with --input-candidates 2 or more",
+            "--narrow-candidates: applies with --input-candidates or --hidden-candidates 2 or more",
         ),
+        (run(&["--hidden-radius", "1"]), "--hidden-radius: applies with --hidden-candidates 2 or more"),
+        (
+            circuitlearn(
+                &[
+                    "train",
+                    "--data",
+                    "iris",
+                    "--model",
+                    "gates:16x2",
+                    "--hidden-candidates",
+                    "2",
+                    "--hidden-radius",
+                    "1",
+                ],
+                d.path(),
+            ),
+            "--hidden-radius applies to image data",
+        ),
+        (run(&["--hidden-candidates", "1025"]), "--hidden-candidates: must be at most 1024"),
         (
             run(&["--input-candidates", "8", "--narrow-after", "1"]),
             "--narrow-after: needs --narrow-candidates",

@@ -21,15 +21,17 @@
 //! parameters drop into the Boolean network that `model.json`, `export`, `verify` and
 //! `eval` already rebuild from spec and seed.
 //!
-//! The first layer's wiring can be learned instead ([`RelaxedNet::with_input_choice`]):
-//! each address bit reads a softmax mixture of candidate input bits, drawn from the whole
-//! input or, for images, near one pixel per gate
-//! ([`RelaxedNet::with_local_input_choice`]); training can narrow the choice to the
-//! heaviest candidates part-way
+//! Any layer's wiring can be learned instead: each address bit reads a softmax mixture
+//! of candidate sources. In the first layer ([`RelaxedNet::with_input_choice`]) they are
+//! input bits, drawn from the whole input or, for images, near one pixel per gate
+//! ([`RelaxedNet::with_local_input_choice`]); in the later layers
+//! ([`RelaxedNet::with_hidden_choice`]) they are nodes of the previous layer, drawn from
+//! the whole layer or from the nodes whose centre pixel is near the gate's own. Training
+//! can narrow every choice to the heaviest candidates part-way
 //! ([`RelaxedParams::narrow_to`](crate::train::RelaxedParams::narrow_to)) and fix it for
 //! the last epochs
 //! ([`RelaxedParams::hard_choice_epochs`](crate::train::RelaxedParams::hard_choice_epochs));
-//! `model.json` stores the chosen sources.
+//! `model.json` stores the chosen sources of every layer with a choice.
 
 use super::Network;
 use super::network::ModelError;
@@ -116,10 +118,11 @@ pub struct RelaxedNet {
     pub(crate) table_params: Vec<usize>,
     /// The seed of `network`'s wiring.
     seed: u64,
-    /// Learned input choice: `C` candidate input bits for each address bit of the first
-    /// layer (a wiring with `k = C`, one row per address bit, candidate 0 the seeded
-    /// source), or none (the seeded wiring is kept).
-    pub(crate) choice: Option<LayerWiring>,
+    /// Learned wiring, one entry per layer: `C` candidate sources in the previous layer
+    /// (the input bits for the first) for each address bit of the layer (a wiring with
+    /// `k = C`, one row per address bit), or none (the seeded wiring is kept). The choice
+    /// logits of the layers follow the table logits, layer by layer.
+    pub(crate) choices: Vec<Option<LayerWiring>>,
 }
 
 impl RelaxedNet {
@@ -150,7 +153,8 @@ impl RelaxedNet {
             layers.push(LayerWiring::new(l.k, l.sources.clone(), prev_width));
         }
         let table_params = lut_layers.table_starts();
-        Ok(Self { relaxation: spec.relaxation, network, layers, table_params, seed, choice: None })
+        let choices = vec![None; layers.len()];
+        Ok(Self { relaxation: spec.relaxation, network, layers, table_params, seed, choices })
     }
 
     /// The same network with a learned input choice: each address bit of the first layer
@@ -161,13 +165,9 @@ impl RelaxedNet {
     #[must_use]
     pub fn with_input_choice(self, candidates: usize, seed: u64) -> Self {
         let n_inputs = self.network.circuit.n_args() as u32;
-        self.with_candidates(
-            candidates,
-            seed,
-            |gate, i, c, rng| {
-                if c == 0 { gate[i] } else { rng.random_range(0..n_inputs) }
-            },
-        )
+        self.with_candidates(0, candidates, seed, |gate, i, c, rng| {
+            if c == 0 { gate[i] } else { rng.random_range(0..n_inputs) }
+        })
     }
 
     /// [`with_input_choice`](Self::with_input_choice) with a locality prior for image
@@ -188,55 +188,129 @@ impl RelaxedNet {
         grid: PixelGrid,
         radius: usize,
     ) -> Result<Self, ModelError> {
+        let bits = self.bits_per_pixel(grid)?;
+        let near = near_pixel(grid, radius);
+        Ok(self.with_candidates(0, candidates, seed, |gate, i, c, rng| {
+            if i == 0 && c == 0 {
+                gate[0]
+            } else {
+                (near(gate[0] as usize / bits, rng) * bits + rng.random_range(0..bits)) as u32
+            }
+        }))
+    }
+
+    /// The same network with learned wiring in every layer after the first: each address
+    /// bit of a gate reads a softmax mixture of `candidates` nodes of the previous layer
+    /// (its seeded source first, the others drawn from `seed`) and, discretised, the
+    /// heaviest one. Candidates come from the whole previous layer or, with `local`, from
+    /// the nodes whose centre pixel lies within `radius` rows and columns of the gate's
+    /// own: a first-layer gate's centre is the pixel of its first seeded source, a later
+    /// gate's the centre of its first seeded source, so a gate keeps reading near the
+    /// part of the image its first source covers (address bit 0 keeps its seeded source
+    /// as candidate 0). `candidates <= 1` keeps the seeded wiring.
+    ///
+    /// # Errors
+    /// [`ModelError::NotAnImage`] if `local` names a grid the input bits do not fit.
+    pub fn with_hidden_choice(
+        mut self,
+        candidates: usize,
+        seed: u64,
+        local: Option<(PixelGrid, usize)>,
+    ) -> Result<Self, ModelError> {
+        let Some((grid, radius)) = local else {
+            for l in 1..self.layers.len() {
+                let prev = self.layers[l - 1].width() as u32;
+                self = self.with_candidates(l, candidates, seed, |gate, i, c, rng| {
+                    if c == 0 { gate[i] } else { rng.random_range(0..prev) }
+                });
+            }
+            return Ok(self);
+        };
+        let bits = self.bits_per_pixel(grid)?;
+        let near = near_pixel(grid, radius);
+        // Centre pixel of each node of the previous layer, and its nodes by centre.
+        let mut centres: Vec<usize> =
+            self.layers[0].sources.chunks_exact(self.layers[0].k).map(|g| g[0] as usize / bits).collect();
+        for l in 1..self.layers.len() {
+            let mut by_pixel = vec![Vec::new(); grid.width * grid.height];
+            for (n, &p) in centres.iter().enumerate() {
+                by_pixel[p].push(n as u32);
+            }
+            let draw = |gate: &[u32], i: usize, c: usize, rng: &mut ChaCha8Rng| {
+                if i == 0 && c == 0 {
+                    return gate[0];
+                }
+                // A pixel near the centre that some node is centred on (the seeded
+                // source after a bounded number of tries).
+                let centre = centres[gate[0] as usize];
+                for _ in 0..NEAR_TRIES {
+                    let nodes = &by_pixel[near(centre, rng)];
+                    if !nodes.is_empty() {
+                        return nodes[rng.random_range(0..nodes.len())];
+                    }
+                }
+                gate[0]
+            };
+            self = self.with_candidates(l, candidates, seed, draw);
+            let layer = &self.layers[l];
+            centres = layer.sources.chunks_exact(layer.k).map(|g| centres[g[0] as usize]).collect();
+        }
+        Ok(self)
+    }
+
+    /// Input bits per pixel of `grid` (feature-major rows, as
+    /// [`Encoder`](crate::data::Encoder) writes them, one feature per pixel).
+    fn bits_per_pixel(&self, grid: PixelGrid) -> Result<usize, ModelError> {
         let inputs = self.network.circuit.n_args();
         let (width, height) = (grid.width, grid.height);
         if width * height == 0 || !inputs.is_multiple_of(width * height) {
             return Err(ModelError::NotAnImage { inputs, width, height });
         }
-        let bits = inputs / (width * height);
-        let r = radius.min(width.max(height)) as i64;
-        let near = move |centre: u32, rng: &mut ChaCha8Rng| {
-            let pixel = centre as usize / bits;
-            let mut step = |at: usize, size: usize| {
-                (at as i64 + rng.random_range(-r..=r)).clamp(0, size as i64 - 1) as usize
-            };
-            let (x, y) = (step(pixel % width, width), step(pixel / width, height));
-            ((y * width + x) * bits + rng.random_range(0..bits)) as u32
-        };
-        Ok(self.with_candidates(candidates, seed, |gate, i, c, rng| {
-            if i == 0 && c == 0 { gate[0] } else { near(gate[0], rng) }
-        }))
+        Ok(inputs / (width * height))
     }
 
-    /// The input choice of `candidates` per address bit of the first layer, candidate `c`
-    /// of address bit `i` of a gate whose seeded sources are `gate` being
+    /// The choice of `candidates` per address bit of layer `layer`, candidate `c` of
+    /// address bit `i` of a gate whose seeded sources are `gate` being
     /// `draw(gate, i, c, rng)`; `candidates <= 1` keeps the seeded wiring.
     fn with_candidates(
         mut self,
+        layer: usize,
         candidates: usize,
         seed: u64,
         mut draw: impl FnMut(&[u32], usize, usize, &mut ChaCha8Rng) -> u32,
     ) -> Self {
         if candidates <= 1 {
-            self.choice = None;
+            self.choices[layer] = None;
             return self;
         }
-        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc401_ce5e_ed00);
-        let first = &self.layers[0];
-        let mut sources = Vec::with_capacity(first.sources.len() * candidates);
-        for gate in first.sources.chunks_exact(first.k) {
+        // The first layer's stream is the one it always had; later layers' differ by layer.
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xc401_ce5e_ed00 ^ ((layer as u64) << 56));
+        let wiring = &self.layers[layer];
+        let mut sources = Vec::with_capacity(wiring.sources.len() * candidates);
+        for gate in wiring.sources.chunks_exact(wiring.k) {
             for i in 0..gate.len() {
                 sources.extend((0..candidates).map(|c| draw(gate, i, c, &mut rng)));
             }
         }
-        self.choice = Some(LayerWiring::new(candidates, sources, self.network.circuit.n_args()));
+        self.choices[layer] = Some(LayerWiring::new(candidates, sources, wiring.prev_width()));
         self
     }
 
     /// Candidates per address bit of the first layer (1: no learned choice).
     #[must_use]
     pub fn input_candidates(&self) -> usize {
-        self.choice.as_ref().map_or(1, |c| c.k)
+        self.candidates(0)
+    }
+
+    /// Candidates per address bit of layer `layer` (1: its seeded wiring).
+    #[must_use]
+    pub fn candidates(&self, layer: usize) -> usize {
+        self.choices.get(layer).and_then(Option::as_ref).map_or(1, |c| c.k)
+    }
+
+    /// The layers with a learned choice, with their choices, in order.
+    fn choice_layers(&self) -> impl Iterator<Item = (usize, &LayerWiring)> {
+        self.choices.iter().enumerate().filter_map(|(l, c)| c.as_ref().map(|c| (l, c)))
     }
 
     /// Number of nodes (LUTs or gates).
@@ -267,15 +341,15 @@ impl RelaxedNet {
         out
     }
 
-    /// Logits of the layers' tables (the input choice's follow them).
+    /// Logits of the layers' tables (the choices' follow them).
     pub(crate) fn n_table_logits(&self) -> usize {
         self.offsets().last().map_or(0, |o| o.1)
     }
 
-    /// Number of real-valued parameters (logits): the tables', then the input choice's.
+    /// Number of real-valued parameters (logits): the tables', then the choices'.
     #[must_use]
     pub fn n_logits(&self) -> usize {
-        self.n_table_logits() + self.choice.as_ref().map_or(0, |c| c.sources.len())
+        self.n_table_logits() + self.n_choice_logits()
     }
 
     /// Initial logits: standard normal (as difflogic), plus `residual` on the logit of the
@@ -285,7 +359,7 @@ impl RelaxedNet {
     pub fn init(&self, seed: u64, residual: f32) -> Vec<f32> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x05ee_d0f1_091c);
         let mut w: Vec<f32> = (0..self.n_logits()).map(|_| standard_normal(&mut rng)).collect();
-        // The input choice starts uniform.
+        // Every choice starts uniform.
         w[self.n_table_logits()..].fill(0.0);
         let offsets = self.offsets();
         for (l, layer) in self.layers.iter().enumerate() {
@@ -305,9 +379,10 @@ impl RelaxedNet {
     }
 
     /// The relaxed network as a smooth circuit: parameters one logit tensor `[W, m]` per
-    /// layer (`m` logits per node); arguments one wiring tensor `[W, k]` per layer
-    /// ([`wiring`](Self::wiring)), then the input bits as 0/1 floats, node-major
-    /// `[inputs, B]`; output the class scores `[B, C]` (group sums divided by `tau`).
+    /// layer (`m` logits per node), then one `[W k, C]` per layer with a choice; arguments
+    /// one wiring tensor `[W, k]` per layer ([`wiring`](Self::wiring)), then the choices'
+    /// candidates, then the input bits as 0/1 floats, node-major `[inputs, B]`; output the
+    /// class scores `[B, C]` (group sums divided by `tau`).
     #[must_use]
     pub fn circuit(&self, tau: f32) -> SmoothCircuit {
         self.circuit_with(tau, false)
@@ -319,15 +394,17 @@ impl RelaxedNet {
     #[must_use]
     pub fn circuit_with(&self, tau: f32, straight_through: bool) -> SmoothCircuit {
         let d = self.layers.len();
-        let extra = usize::from(self.choice.is_some());
+        let extra = self.choice_layers().count();
         let mut b = CircuitBuilder::<SmoothOp>::new(d + extra, d + 1 + extra);
         let mut h = b.arg(d + extra);
-        if self.choice.is_some() {
-            let log_p = b.gate(SmoothOp::LogSoftmax, &[b.param(d)]);
-            let p = b.gate(SmoothOp::Exp, &[log_p]);
-            h = b.gate(SmoothOp::SoftChoice, &[b.arg(d), p, h]);
-        }
+        let mut choice = d;
         for (l, layer) in self.layers.iter().enumerate() {
+            if self.choices[l].is_some() {
+                let log_p = b.gate(SmoothOp::LogSoftmax, &[b.param(choice)]);
+                let p = b.gate(SmoothOp::Exp, &[log_p]);
+                h = b.gate(SmoothOp::SoftChoice, &[b.arg(choice), p, h]);
+                choice += 1;
+            }
             let w = b.param(l);
             let tables = match self.relaxation {
                 Relaxation::Gates => {
@@ -353,21 +430,21 @@ impl RelaxedNet {
     }
 
     /// The wiring tensors `[W, k]` of the layers, the circuit's first arguments, then the
-    /// input choice's candidates `[W k, C]` (with a choice, the first layer reads the
-    /// choice's rows in order).
+    /// choices' candidates `[W k, C]` (a layer with a choice reads the choice's rows in
+    /// order).
     #[must_use]
     pub fn wiring(&self) -> Vec<Tensor> {
         let mut out: Vec<Tensor> = self.layers.iter().map(LayerWiring::to_tensor).collect();
-        if let Some(c) = &self.choice {
-            let first = &self.layers[0];
-            let rows = (0..first.sources.len() as u32).collect();
-            out[0] = LayerWiring::new(first.k, rows, first.sources.len()).to_tensor();
+        for (l, c) in self.choice_layers() {
+            let layer = &self.layers[l];
+            let rows = (0..layer.sources.len() as u32).collect();
+            out[l] = LayerWiring::new(layer.k, rows, layer.sources.len()).to_tensor();
             out.push(c.to_tensor());
         }
         out
     }
 
-    /// The flat logits as one tensor `[W, m]` per layer, then the input choice's `[W k, C]`.
+    /// The flat logits as one tensor `[W, m]` per layer, then each choice's `[W k, C]`.
     pub(crate) fn logit_tensors(&self, logits: &[f32]) -> Vec<Tensor> {
         let offsets = self.offsets();
         let mut out: Vec<Tensor> = self
@@ -379,74 +456,121 @@ impl RelaxedNet {
                 Tensor::new(vec![layer.width(), self.logits_per_node(layer.k)], w)
             })
             .collect();
-        if let Some(c) = &self.choice {
-            let w = logits[self.n_table_logits()..].to_vec();
+        let mut at = self.n_table_logits();
+        for (_, c) in self.choice_layers() {
+            let w = logits[at..at + c.sources.len()].to_vec();
+            at += c.sources.len();
             out.push(Tensor::new(vec![c.width(), c.k], w));
         }
         out
     }
 
-    /// The learned wiring of the discretised network (`model.json`'s `learned_wiring`):
-    /// with an input choice, the first layer's sources, each address bit its heaviest
-    /// candidate; otherwise empty.
-    #[must_use]
-    pub fn learned_wiring(&self, logits: &[f32]) -> Vec<Vec<u32>> {
-        let Some(c) = &self.choice else { return Vec::new() };
-        let w = &logits[self.n_table_logits()..];
-        let first = w.chunks_exact(c.k).zip(c.sources.chunks_exact(c.k)).map(|(w, s)| s[argmax(w)]).collect();
-        vec![first]
+    /// Each choice with its logits in `logits` (the choice logits follow the tables').
+    fn choice_logits<'s>(
+        &'s self,
+        logits: &'s [f32],
+    ) -> impl Iterator<Item = (usize, &'s LayerWiring, &'s [f32])> {
+        let mut at = self.n_table_logits();
+        self.choice_layers().map(move |(l, c)| {
+            let w = &logits[at..at + c.sources.len()];
+            at += c.sources.len();
+            (l, c, w)
+        })
     }
 
-    /// The input choice of `logits` made hard: each address bit's heaviest candidate gets
+    /// The learned wiring of the discretised network (`model.json`'s `learned_wiring`):
+    /// entry `l` the sources of layer `l`, each address bit its heaviest candidate, for
+    /// every layer up to the last with a choice (empty for a layer that keeps its seeded
+    /// wiring); empty without a choice.
+    #[must_use]
+    pub fn learned_wiring(&self, logits: &[f32]) -> Vec<Vec<u32>> {
+        let mut out = Vec::new();
+        for (l, c, w) in self.choice_logits(logits) {
+            out.resize(l, Vec::new());
+            out.push(
+                w.chunks_exact(c.k).zip(c.sources.chunks_exact(c.k)).map(|(w, s)| s[argmax(w)]).collect(),
+            );
+        }
+        out
+    }
+
+    /// The choices of `logits` made hard: each address bit's heaviest candidate gets
     /// logit 0 and the others -1000, whose softmax is exactly one-hot in f32 (the choice
     /// logits only; empty without a choice).
     #[must_use]
     pub fn hard_choice_logits(&self, logits: &[f32]) -> Vec<f32> {
-        let Some(c) = &self.choice else { return Vec::new() };
-        logits[self.n_table_logits()..]
-            .chunks_exact(c.k)
-            .flat_map(|w| {
+        let mut out = Vec::with_capacity(self.n_choice_logits());
+        for (_, c, w) in self.choice_logits(logits) {
+            for w in w.chunks_exact(c.k) {
                 let best = argmax(w);
-                (0..c.k).map(move |i| if i == best { 0.0 } else { -1000.0 })
-            })
-            .collect()
+                out.extend((0..c.k).map(|i| if i == best { 0.0 } else { -1000.0 }));
+            }
+        }
+        out
     }
 
-    /// The network whose input choice keeps, for each address bit, the `keep` candidates
-    /// of largest weight in `logits` (heaviest first; ties to the earlier candidate), and
-    /// for each kept candidate its index among this network's choice logits. A choice of
-    /// at most `keep` candidates (or `keep` 0) is returned unchanged, all indices kept.
+    /// The network whose choices keep, for each address bit, the `keep` candidates of
+    /// largest weight in `logits` (heaviest first; ties to the earlier candidate; all of
+    /// a choice of at most `keep`, in their order), and for each kept candidate its index among this
+    /// network's choice logits. `keep` 0 keeps every candidate.
     #[must_use]
     pub fn with_top_candidates(&self, logits: &[f32], keep: usize) -> (Self, Vec<usize>) {
-        let Some(c) = &self.choice else { return (self.clone(), Vec::new()) };
-        if keep >= c.k || keep == 0 {
-            return (self.clone(), (0..c.sources.len()).collect());
+        let mut kept = Vec::new();
+        let mut at = 0;
+        for (_, c, w) in self.choice_logits(logits) {
+            let keep = if keep == 0 { c.k } else { keep.min(c.k) };
+            for (m, w) in w.chunks_exact(c.k).enumerate() {
+                let mut order: Vec<usize> = (0..c.k).collect();
+                if keep < c.k {
+                    order.sort_by(|&a, &b| w[b].total_cmp(&w[a]).then(a.cmp(&b)));
+                }
+                kept.extend(order[..keep].iter().map(|&i| at + m * c.k + i));
+            }
+            at += w.len();
         }
-        let w = &logits[self.n_table_logits()..];
-        let mut kept = Vec::with_capacity(c.sources.len() / c.k * keep);
-        for (m, w) in w.chunks_exact(c.k).enumerate() {
-            let mut order: Vec<usize> = (0..c.k).collect();
-            order.sort_by(|&a, &b| w[b].total_cmp(&w[a]).then(a.cmp(&b)));
-            kept.extend(order[..keep].iter().map(|&i| m * c.k + i));
-        }
-        (self.with_kept_candidates(&kept, keep), kept)
+        let narrowed = self.with_kept_candidates(&kept, keep).expect("the kept candidates fit");
+        (narrowed, kept)
     }
 
-    /// The network whose input choice keeps the candidates `kept` (indices among this
-    /// network's choice logits, `keep` per address bit), as
-    /// [`with_top_candidates`](Self::with_top_candidates) returns them.
-    ///
-    /// # Panics
-    /// If the network has no input choice or `kept` is not `keep` indices per address bit
-    /// of this network's choice (a caller bug: checkpoints are checked before).
+    /// Candidates per address bit of each choice after [`with_top_candidates`]
+    /// (Self::with_top_candidates) keeps `keep` (`keep` 0: all).
+    fn kept_per_choice(&self, keep: usize) -> impl Iterator<Item = usize> + '_ {
+        self.choice_layers().map(move |(_, c)| if keep == 0 { c.k } else { keep.min(c.k) })
+    }
+
+    /// The number of candidates per address bit that a list of `n` kept candidates of
+    /// [`with_top_candidates`](Self::with_top_candidates) keeps, if any does.
     #[must_use]
-    pub fn with_kept_candidates(&self, kept: &[usize], keep: usize) -> Self {
-        let c = self.choice.as_ref().expect("a network with an input choice");
-        assert_eq!(kept.len(), c.sources.len() / c.k * keep, "keep candidates per address bit");
-        let sources = kept.iter().map(|&i| c.sources[i]).collect();
+    pub fn keep_of(&self, n: usize) -> Option<usize> {
+        let most = self.choice_layers().map(|(_, c)| c.k).max()?;
+        (1..=most).find(|&keep| {
+            self.choice_layers()
+                .zip(self.kept_per_choice(keep))
+                .map(|((_, c), k)| c.width() * k)
+                .sum::<usize>()
+                == n
+        })
+    }
+
+    /// The network whose choices keep the candidates `kept` (indices among this
+    /// network's choice logits, `keep` per address bit, or all of a choice of at most
+    /// `keep`), as [`with_top_candidates`](Self::with_top_candidates) returns them; none
+    /// if `kept` is not that (a checkpoint that does not fit the model).
+    #[must_use]
+    pub fn with_kept_candidates(&self, kept: &[usize], keep: usize) -> Option<Self> {
         let mut out = self.clone();
-        out.choice = Some(LayerWiring::new(keep, sources, c.prev_width()));
-        out
+        let (mut base, mut rest) = (0, kept);
+        let per: Vec<usize> = self.kept_per_choice(keep).collect();
+        for ((l, c), keep) in self.choice_layers().zip(per) {
+            let (mine, others) = rest.split_at_checked(c.width() * keep)?;
+            let mut sources = Vec::with_capacity(mine.len());
+            for &i in mine {
+                sources.push(*c.sources.get(i.checked_sub(base)?)?);
+            }
+            out.choices[l] = Some(LayerWiring::new(keep, sources, c.prev_width()));
+            (rest, base) = (others, base + c.sources.len());
+        }
+        rest.is_empty().then_some(out)
     }
 
     /// Layers of the network.
@@ -455,28 +579,39 @@ impl RelaxedNet {
         self.layers.len()
     }
 
-    /// Whether the first layer's wiring is learned (an input choice).
+    /// Whether some layer's wiring is learned (a choice).
     #[must_use]
-    pub fn has_input_choice(&self) -> bool {
-        self.choice.is_some()
+    pub fn has_choice(&self) -> bool {
+        self.choices.iter().any(Option::is_some)
     }
 
-    /// Number of choice logits (candidates times address bits of the first layer; 0
-    /// without a choice).
+    /// Number of choice logits (candidates times address bits of every layer with a
+    /// choice; 0 without one).
     #[must_use]
     pub fn n_choice_logits(&self) -> usize {
-        self.choice.as_ref().map_or(0, |c| c.sources.len())
+        self.choice_layers().map(|(_, c)| c.sources.len()).sum()
     }
 
-    /// The network with the input choice of `logits` fixed: no choice, the first layer
-    /// wired to the chosen candidates (its logits are the table logits of `logits`).
+    /// Number of choice logit tensors (layers with a choice).
+    #[must_use]
+    pub fn n_choices(&self) -> usize {
+        self.choice_layers().count()
+    }
+
+    /// The network with the choices of `logits` fixed: no choice, every layer with one
+    /// wired to its chosen candidates (its logits are the table logits of `logits`).
     #[must_use]
     pub fn with_chosen_inputs(&self, logits: &[f32]) -> Self {
-        let Some(learned) = self.learned_wiring(logits).into_iter().next() else { return self.clone() };
+        let learned = self.learned_wiring(logits);
+        if learned.is_empty() {
+            return self.clone();
+        }
         let mut out = self.clone();
         out.network = self.discrete_network(logits);
-        out.layers[0] = LayerWiring::new(self.layers[0].k, learned, self.network.circuit.n_args());
-        out.choice = None;
+        for (l, sources) in learned.into_iter().enumerate().filter(|(_, s)| !s.is_empty()) {
+            out.layers[l] = LayerWiring::new(self.layers[l].k, sources, self.layers[l].prev_width());
+            out.choices[l] = None;
+        }
         out
     }
 
@@ -539,7 +674,7 @@ impl RelaxedNet {
                 let t = &params[self.table_params[offsets[l].0 + n]..][..size];
                 for i in 0..k {
                     if (0..size).any(|s| t[s] != t[s ^ (1 << i)]) {
-                        let sources = learned.get(l).unwrap_or(&layer.sources);
+                        let sources = learned.get(l).filter(|s| !s.is_empty()).unwrap_or(&layer.sources);
                         reached[sources[k * n + i] as usize] = true;
                     }
                 }
@@ -564,6 +699,24 @@ impl RelaxedNet {
             out.extend(scores.data().chunks(self.network.n_classes).map(|s| argmax(s) as u32));
         }
         out
+    }
+}
+
+/// Pixels drawn near a gate's centre before a hidden choice falls back to the seeded
+/// source (a pixel no node is centred on is drawn again).
+const NEAR_TRIES: usize = 64;
+
+/// Draws a pixel within `radius` rows and columns of a pixel of `grid` (clamped to the
+/// image).
+fn near_pixel(grid: PixelGrid, radius: usize) -> impl Fn(usize, &mut ChaCha8Rng) -> usize {
+    let (width, height) = (grid.width, grid.height);
+    let r = radius.min(width.max(height)) as i64;
+    move |pixel, rng| {
+        let mut step = |at: usize, size: usize| {
+            (at as i64 + rng.random_range(-r..=r)).clamp(0, size as i64 - 1) as usize
+        };
+        let (x, y) = (step(pixel % width, width), step(pixel / width, height));
+        y * width + x
     }
 }
 

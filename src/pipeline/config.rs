@@ -121,6 +121,10 @@ pub struct RelaxedConfig {
     pub input_candidates: usize,
     /// Locality radius of the candidates (image data).
     pub input_radius: Option<usize>,
+    /// Candidates per input of the later layers (1: random wiring).
+    pub hidden_candidates: usize,
+    /// Locality radius of the later layers' candidates (image data).
+    pub hidden_radius: Option<usize>,
     /// Candidates kept after narrowing.
     pub narrow_candidates: Option<usize>,
     /// Epochs before narrowing.
@@ -362,6 +366,8 @@ impl TrainConfig {
             ("--lr-schedule", o.lr_schedule.is_some()),
             ("--input-candidates", o.input_candidates.is_some()),
             ("--input-radius", o.input_radius.is_some()),
+            ("--hidden-candidates", o.hidden_candidates.is_some()),
+            ("--hidden-radius", o.hidden_radius.is_some()),
             ("--narrow-candidates", o.narrow_candidates.is_some()),
             ("--narrow-after", o.narrow_after.is_some()),
             ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
@@ -519,19 +525,33 @@ impl TrainConfig {
                 if !script.iter().all(|p| p.preserves_function()) {
                     return Err(bad("--passes", "relaxed training takes function-preserving passes only"));
                 }
-                let candidates = at_least_one("--input-candidates", o.input_candidates.unwrap_or(1))?;
-                if candidates > 1024 {
-                    return Err(bad("--input-candidates", format!("must be at most 1024, got {candidates}")));
+                let candidates = |flag: &str, c: Option<usize>| {
+                    let c = at_least_one(flag, c.unwrap_or(1))?;
+                    if c > 1024 {
+                        return Err(bad(flag, format!("must be at most 1024, got {c}")));
+                    }
+                    Ok(c)
+                };
+                let hidden_candidates = candidates("--hidden-candidates", o.hidden_candidates)?;
+                let candidates = candidates("--input-candidates", o.input_candidates)?;
+                if candidates <= 1 && o.input_radius.is_some() {
+                    return Err(bad("--input-radius", "applies with --input-candidates 2 or more"));
+                }
+                if hidden_candidates <= 1 && o.hidden_radius.is_some() {
+                    return Err(bad("--hidden-radius", "applies with --hidden-candidates 2 or more"));
                 }
                 let given = [
-                    ("--input-radius", o.input_radius.is_some()),
                     ("--narrow-candidates", o.narrow_candidates.is_some()),
                     ("--narrow-after", o.narrow_after.is_some()),
                 ];
                 if candidates <= 1
+                    && hidden_candidates <= 1
                     && let Some((flag, _)) = given.iter().find(|(_, g)| *g)
                 {
-                    return Err(bad(flag, "applies with --input-candidates 2 or more"));
+                    return Err(bad(
+                        flag,
+                        "applies with --input-candidates or --hidden-candidates 2 or more",
+                    ));
                 }
                 let narrow_candidates =
                     o.narrow_candidates.map(|k| at_least_one("--narrow-candidates", k)).transpose()?;
@@ -572,9 +592,13 @@ impl TrainConfig {
                     cosine,
                     input_candidates: candidates,
                     input_radius: o.input_radius,
+                    hidden_candidates,
+                    hidden_radius: o.hidden_radius,
                     narrow_candidates,
                     narrow_after,
-                    hard_choice_epochs: o.hard_choice_epochs.unwrap_or(usize::from(candidates > 1)),
+                    hard_choice_epochs: o
+                        .hard_choice_epochs
+                        .unwrap_or(usize::from(candidates > 1 || hidden_candidates > 1)),
                     hard_gate_epochs,
                 })
             }
@@ -697,6 +721,8 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--lr-schedule", o.lr_schedule.is_some()),
         ("--input-candidates", o.input_candidates.is_some()),
         ("--input-radius", o.input_radius.is_some()),
+        ("--hidden-candidates", o.hidden_candidates.is_some()),
+        ("--hidden-radius", o.hidden_radius.is_some()),
         ("--narrow-candidates", o.narrow_candidates.is_some()),
         ("--narrow-after", o.narrow_after.is_some()),
         ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),

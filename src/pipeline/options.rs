@@ -164,8 +164,20 @@ pub struct TrainOptions {
     #[arg(long, value_name = "R")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_radius: Option<usize>,
-    /// relaxed, with --input-candidates: after --narrow-after epochs each input keeps only
-    /// its K heaviest candidates.
+    /// relaxed: learned wiring in every layer after the first: each input of a gate reads
+    /// a softmax mixture of C candidate nodes of the previous layer and, discretised, the
+    /// heaviest one; 1 keeps the random wiring, at most 1024 [default: 1].
+    #[arg(long, value_name = "C")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_candidates: Option<usize>,
+    /// relaxed, with --hidden-candidates on image data: a gate's candidates are the nodes
+    /// whose centre pixel is within R rows and columns of its own (a first-layer gate's
+    /// centre: the pixel of its first input).
+    #[arg(long, value_name = "R")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hidden_radius: Option<usize>,
+    /// relaxed, with --input-candidates or --hidden-candidates: after --narrow-after epochs
+    /// each input keeps only its K heaviest candidates.
     #[arg(long, value_name = "K")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub narrow_candidates: Option<usize>,

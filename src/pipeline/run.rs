@@ -500,18 +500,22 @@ pub fn train(
                 check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20)?;
             }
             let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
-            let net = match (r.input_radius, data.grid) {
-                (None, _) => net.with_input_choice(r.input_candidates, cfg.seed),
-                (Some(radius), Some(grid)) => {
+            let local = |flag: &str, radius: Option<usize>| match (radius, data.grid) {
+                (None, _) => Ok(None),
+                (Some(radius), Some(grid)) => Ok(Some((grid, radius))),
+                (Some(_), None) => Err(PipelineError::Invalid(format!(
+                    "{flag} applies to image data (fashion-mnist, an IDX directory), not {}",
+                    cfg.data
+                ))),
+            };
+            let hidden_local = local("--hidden-radius", r.hidden_radius)?;
+            let net = match local("--input-radius", r.input_radius)? {
+                None => net.with_input_choice(r.input_candidates, cfg.seed),
+                Some((grid, radius)) => {
                     net.with_local_input_choice(r.input_candidates, cfg.seed, grid, radius)?
                 }
-                (Some(_), None) => {
-                    return Err(PipelineError::Invalid(format!(
-                        "--input-radius applies to image data (fashion-mnist, an IDX directory), not {}",
-                        cfg.data
-                    )));
-                }
             };
+            let net = net.with_hidden_choice(r.hidden_candidates, cfg.seed, hidden_local)?;
             let p = RelaxedParams {
                 epochs: cfg.epochs,
                 batch: r.batch,
@@ -799,6 +803,8 @@ pub fn metrics(
                 unreachable!("a relaxed model has a relaxed config")
             };
             o.insert("input_radius".into(), json!(r.input_radius));
+            o.insert("hidden_candidates".into(), json!(r.hidden_candidates));
+            o.insert("hidden_radius".into(), json!(r.hidden_radius));
             o.insert("live_gates".into(), json!(net.live_nodes(logits)));
             o.insert("relaxed".into(), serde_json::to_value(relaxed).unwrap_or(Value::Null));
             o.insert("loss_history".into(), json!(losses));

@@ -190,7 +190,7 @@ impl<'a> RelaxedRule<'a> {
             batches: ExampleRows::new(inputs),
             labels,
             p,
-            schedule: Schedule::of(&p, net.has_input_choice()),
+            schedule: Schedule::of(&p, net.has_choice()),
             params: Vec::new(),
             adams: Vec::new(),
             hard_choice: None,
@@ -246,13 +246,20 @@ impl<'a> RelaxedRule<'a> {
             Phase::Narrow { keep } => {
                 let logits = self.flat(None, None);
                 let (narrowed, kept) = net.with_top_candidates(&logits, keep);
-                let pick = |v: &[f32]| kept.iter().map(|&i| v[i]).collect::<Vec<f32>>();
-                let d = self.chosen.n_layers();
-                let shape = vec![kept.len() / narrowed.input_candidates(), narrowed.input_candidates()];
-                self.params[d] = Tensor::new(shape, pick(self.params[d].data()));
-                let adam = &mut self.adams[d];
-                if !adam.m.is_empty() {
-                    (adam.m, adam.v) = (pick(&adam.m), pick(&adam.v));
+                // The kept indices run through the choices' logits in order: each choice
+                // tensor (and its Adam moments) keeps its share.
+                let (mut base, mut from) = (0, 0);
+                for (t, adam) in self.params.iter_mut().zip(&mut self.adams).skip(self.chosen.n_layers()) {
+                    let n = t.len();
+                    let to = from + kept[from..].iter().take_while(|&&i| i < base + n).count();
+                    let mine = &kept[from..to];
+                    let pick = |v: &[f32]| mine.iter().map(|&i| v[i - base]).collect::<Vec<f32>>();
+                    let rows = t.shape()[0];
+                    *t = Tensor::new(vec![rows, mine.len() / rows], pick(t.data()));
+                    if !adam.m.is_empty() {
+                        (adam.m, adam.v) = (pick(&adam.m), pick(&adam.v));
+                    }
+                    (base, from) = (base + n, to);
                 }
                 self.chosen = narrowed;
                 self.kept = Some(kept);
@@ -376,16 +383,11 @@ impl Rule for RelaxedRule<'_> {
         };
         self.chosen = net.clone();
         if let Some(kept) = &kept {
-            let per = net.n_choice_logits() / net.input_candidates().max(1);
-            let choice = net.n_choice_logits();
-            if !net.has_input_choice()
-                || per == 0
-                || kept.len() % per != 0
-                || kept.iter().any(|&i| i >= choice)
-            {
-                return Err(bad("narrowed candidates that do not fit the model's input choice".into()));
-            }
-            self.chosen = net.with_kept_candidates(kept, kept.len() / per);
+            let narrowed = net.keep_of(kept.len()).and_then(|keep| net.with_kept_candidates(kept, keep));
+            let Some(narrowed) = narrowed else {
+                return Err(bad("narrowed candidates that do not fit the model's choices".into()));
+            };
+            self.chosen = narrowed;
         }
         self.kept = kept;
         self.params.clear();
@@ -406,8 +408,8 @@ impl Rule for RelaxedRule<'_> {
         if self.hard_choice.is_some() {
             self.chosen = net.with_chosen_inputs(&self.logits());
         }
-        let expected = self.chosen.n_layers()
-            + usize::from(self.chosen.has_input_choice() && self.hard_choice.is_none());
+        let expected =
+            self.chosen.n_layers() + if self.hard_choice.is_none() { self.chosen.n_choices() } else { 0 };
         if self.params.len() != expected {
             return Err(bad(format!("{} logit tensors, the network trains {expected}", self.params.len())));
         }

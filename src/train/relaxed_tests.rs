@@ -1,5 +1,6 @@
 //! Relaxed networks and their training: discretisation, the hard phases, gradients
-//! against finite differences, learning Iris, narrowing, local input choice.
+//! against finite differences, learning Iris, narrowing, local input choice, learned
+//! wiring in the later layers.
 
 use super::*;
 use crate::data::{self, Encoder, Encoding};
@@ -290,14 +291,14 @@ fn a_narrowed_choice_keeps_the_heaviest_candidates() {
     logits[tables..].iter_mut().for_each(|w| *w = standard_normal(&mut rng));
     let (narrowed, kept) = net.with_top_candidates(&logits, 2);
     assert_eq!((narrowed.input_candidates(), kept.len()), (2, 30 * 2 * 2));
-    let full_choice = net.choice.as_ref().unwrap();
+    let full_choice = net.choices[0].as_ref().unwrap();
     for (m, pair) in kept.chunks_exact(2).enumerate() {
         let w = &logits[tables + m * 4..][..4];
         assert!(pair.iter().all(|&i| i / 4 == m));
         let heaviest = argmax(w);
         assert_eq!(pair[0], m * 4 + heaviest);
         assert!(w.iter().enumerate().all(|(i, &v)| i == heaviest || i == pair[1] % 4 || v <= w[pair[1] % 4]));
-        let sources = &narrowed.choice.as_ref().unwrap().sources[m * 2..][..2];
+        let sources = &narrowed.choices[0].as_ref().unwrap().sources[m * 2..][..2];
         assert_eq!(sources, [full_choice.sources[pair[0]], full_choice.sources[pair[1]]]);
     }
     let mut padded = logits.clone();
@@ -351,7 +352,7 @@ fn local_input_choice_stays_near_the_centre_pixel() {
     let net = RelaxedNet::build(spec, 7 * 5 * bits, 2, 4).unwrap();
     let seeded = net.layers[0].sources.clone();
     let local = net.clone().with_local_input_choice(6, 9, grid, radius).unwrap();
-    let choice = local.choice.as_ref().unwrap();
+    let choice = local.choices[0].as_ref().unwrap();
     assert_eq!((choice.k, choice.sources.len()), (6, 200 * 2 * 6));
     let place = |bit: u32| {
         let pixel = bit as usize / bits;
@@ -370,9 +371,130 @@ fn local_input_choice_stays_near_the_centre_pixel() {
     assert_eq!(thresholds, [true; 3], "candidates read every threshold");
     // The same seed draws the same candidates; the whole-image choice draws others.
     let again = net.clone().with_local_input_choice(6, 9, grid, radius).unwrap();
-    assert_eq!(again.choice, local.choice);
-    assert_ne!(net.clone().with_input_choice(6, 9).choice, local.choice);
+    assert_eq!(again.choices[0], local.choices[0]);
+    assert_ne!(net.clone().with_input_choice(6, 9).choices[0], local.choices[0]);
     let wrong = PixelGrid { width: 6, height: 5 };
     let e = net.with_local_input_choice(6, 9, wrong, radius).unwrap_err();
     assert!(e.to_string().contains("105 input bits are not a whole number of bits per pixel of 6x5"), "{e}");
+}
+
+/// With a learned choice in every layer made hard (one-hot softmax) and hard tables, the
+/// relaxed network's class scores are the group popcounts of the discretised network,
+/// which reads the chosen sources of every layer through its learned wiring; the same
+/// network with the choices fixed (`with_chosen_inputs`) computes the same scores.
+#[test]
+fn hard_choices_in_every_layer_are_the_learned_wiring() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let seeded = RelaxedNet::build(spec, 40, 3, 5).unwrap();
+    for (first, hidden) in [(4, 3), (1, 5)] {
+        let net = seeded.clone().with_input_choice(first, 6).with_hidden_choice(hidden, 6, None).unwrap();
+        assert_eq!((net.candidates(0), net.candidates(1), net.candidates(2)), (first, hidden, hidden));
+        let mut logits = net.init(2, 0.0);
+        let tables = net.n_table_logits();
+        assert_eq!(net.n_choice_logits(), 30 * 2 * (first.max(2) * usize::from(first > 1) + 2 * hidden));
+        let mut at = tables;
+        for l in 0..3 {
+            let c = net.candidates(l);
+            if c == 1 {
+                continue;
+            }
+            for (m, w) in logits[at..at + 60 * c].chunks_exact_mut(c).enumerate() {
+                w.fill(-1000.0);
+                w[(m * 7 + l) % c] = 0.0;
+            }
+            at += 60 * c;
+        }
+        for node in logits[..tables].chunks_exact_mut(16) {
+            let f = argmax(node);
+            node.fill(-1000.0);
+            node[f] = 0.0;
+        }
+        let learned = net.learned_wiring(&logits);
+        assert_eq!(learned.len(), 3);
+        assert_eq!(learned[0].is_empty(), first == 1, "a layer without a choice keeps its seeded wiring");
+        for (l, (learned, layer)) in learned.iter().zip(&net.layers).enumerate().skip(1) {
+            assert_ne!(learned, &layer.sources, "the choice of layer {l} moved some inputs");
+        }
+        let discrete = net.discrete_network(&logits);
+        let params = net.discretise(&logits);
+        let x = random_inputs(40, 50, 8);
+        let idx: Vec<usize> = (0..50).collect();
+        let scores = |n: &RelaxedNet, logits: &[f32]| {
+            let ins: Vec<Tensor> =
+                n.logit_tensors(logits).into_iter().chain(n.wiring()).chain([gather(&x, &idx)]).collect();
+            eval_tensors(&n.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
+        };
+        let soft = scores(&net, &logits);
+        let out = forward(&discrete.circuit, &params, &x);
+        let per = out.rows() / 3;
+        for e in 0..50 {
+            for c in 0..3 {
+                let count = (c * per..(c + 1) * per).filter(|&j| out.get(j, e)).count();
+                assert_eq!(soft.data()[e * 3 + c], count as f32, "example {e} class {c}");
+            }
+        }
+        let fixed = net.with_chosen_inputs(&logits);
+        assert!(!fixed.has_choice());
+        assert_eq!(scores(&fixed, &logits[..tables]).data(), soft.data());
+        assert_ne!(discrete, net.network);
+    }
+}
+
+/// A local hidden choice draws a gate's candidates among the previous layer's nodes
+/// whose centre pixel (a first-layer gate's: the pixel of its first source; a later
+/// gate's: its first source's centre) lies within the radius of the gate's own, keeps
+/// the seeded source first, is the same for the same seed, and narrowing keeps the
+/// heaviest candidates of every layer.
+#[test]
+fn a_local_hidden_choice_stays_near_the_centre_pixel() {
+    let (grid, bits, radius) = (PixelGrid { width: 9, height: 7 }, 2, 1);
+    let spec = RelaxedSpec::parse("gates:300x3,groupsum:2", 2).unwrap();
+    let net = RelaxedNet::build(spec, 9 * 7 * bits, 2, 4).unwrap();
+    let local = net.clone().with_hidden_choice(5, 9, Some((grid, radius))).unwrap();
+    assert!(local.choices[0].is_none());
+    let xy = |pixel: usize| (pixel % grid.width, pixel / grid.width);
+    let mut centres: Vec<usize> =
+        net.layers[0].sources.chunks_exact(2).map(|g| g[0] as usize / bits).collect();
+    for l in 1..3 {
+        let choice = local.choices[l].as_ref().unwrap();
+        assert_eq!((choice.k, choice.sources.len()), (5, 300 * 2 * 5));
+        let seeded = &net.layers[l].sources;
+        for (gate, cands) in seeded.chunks_exact(2).zip(choice.sources.chunks_exact(2 * 5)) {
+            assert_eq!(cands[0], gate[0], "the first candidate is the seeded source");
+            let (cx, cy) = xy(centres[gate[0] as usize]);
+            for &c in cands {
+                let (x, y) = xy(centres[c as usize]);
+                assert!(x.abs_diff(cx) <= radius && y.abs_diff(cy) <= radius, "layer {l}: node {c} is far");
+            }
+        }
+        centres = seeded.chunks_exact(2).map(|g| centres[g[0] as usize]).collect();
+    }
+    let again = net.clone().with_hidden_choice(5, 9, Some((grid, radius))).unwrap();
+    assert_eq!(again.choices, local.choices);
+    let global = net.clone().with_hidden_choice(5, 9, None).unwrap();
+    assert_ne!(global.choices, local.choices);
+    let e = net.with_hidden_choice(5, 9, Some((PixelGrid { width: 5, height: 5 }, 1))).unwrap_err();
+    assert!(e.to_string().contains("not a whole number of bits per pixel"), "{e}");
+
+    // Narrowing to 2 keeps each address bit's two heaviest candidates, in both layers.
+    let mut logits = local.init(1, 0.0);
+    let tables = local.n_table_logits();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    logits[tables..].iter_mut().for_each(|w| *w = standard_normal(&mut rng));
+    let (narrowed, kept) = local.with_top_candidates(&logits, 2);
+    assert_eq!(kept.len(), 2 * 300 * 2 * 2);
+    assert_eq!(local.keep_of(kept.len()), Some(2));
+    for l in 1..3 {
+        let (full, small) = (local.choices[l].as_ref().unwrap(), narrowed.choices[l].as_ref().unwrap());
+        assert_eq!(small.k, 2);
+        let base = (l - 1) * 300 * 2 * 5;
+        for (m, pair) in kept[(l - 1) * 1200..l * 1200].chunks_exact(2).enumerate() {
+            let w = &logits[tables + base + m * 5..][..5];
+            assert_eq!(pair[0], base + m * 5 + argmax(w));
+            assert_eq!(
+                &small.sources[m * 2..][..2],
+                [full.sources[pair[0] - base], full.sources[pair[1] - base]]
+            );
+        }
+    }
 }

@@ -101,6 +101,32 @@ fn relaxed_training_resumes_exactly_through_every_phase() {
     );
     let trainer = Trainer::new().epochs(p.epochs).seed(p.seed);
     check_resume("relaxed", &trainer, || RelaxedRule::new(&net, &x, &labels, p), RelaxedRule::logits);
+    // Learned wiring in every layer (three choices, of 4, 3 and 3 candidates, narrowed
+    // to 2 each), and in the later layers only.
+    let deep = RelaxedSpec::parse("gates:24x3", 3).unwrap();
+    let every = RelaxedNet::build(deep, x.rows(), 3, 1).unwrap().with_input_choice(4, 1);
+    let every = every.with_hidden_choice(3, 1, None).unwrap();
+    let hidden = RelaxedNet::build(deep, x.rows(), 3, 1).unwrap().with_hidden_choice(3, 1, None).unwrap();
+    for (what, net) in [("every layer", &every), ("hidden layers", &hidden)] {
+        check_resume(what, &trainer, || RelaxedRule::new(net, &x, &labels, p), RelaxedRule::logits);
+    }
+}
+
+/// A checkpoint narrowed for one network's choices is refused by another's.
+#[test]
+fn a_narrowed_checkpoint_of_other_choices_is_refused() {
+    let (x, labels) = iris_bits();
+    let spec = RelaxedSpec::parse("gates:24x3", 3).unwrap();
+    let p = RelaxedParams { epochs: 3, batch: 32, narrow_after: 1, narrow_to: 2, ..RelaxedParams::default() };
+    let net = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap().with_hidden_choice(3, 1, None).unwrap();
+    let mut saved = None;
+    let mut rule = RelaxedRule::new(&net, &x, &labels, p);
+    let trainer = Trainer::new().epochs(p.epochs);
+    trainer.run(&mut rule, None, |end| saved = Some(end.checkpoint())).unwrap();
+    let other = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap().with_input_choice(5, 1);
+    let mut again = RelaxedRule::new(&other, &x, &labels, p);
+    let e = trainer.run(&mut again, saved, |_| {}).unwrap_err();
+    assert!(e.to_string().contains("do not fit the model's choices"), "{e}");
 }
 
 #[test]
