@@ -354,13 +354,23 @@ impl RelaxedNet {
 
     /// Initial logits: standard normal (as difflogic), plus `residual` on the logit of the
     /// pass-through of the first input (gate `a`, or table entries `+-residual` by address
-    /// bit 0), which keeps deep networks trainable.
+    /// bit 0), which keeps deep networks trainable; the choices start uniform, a later
+    /// layer's with `residual` on its seeded source.
     #[must_use]
     pub fn init(&self, seed: u64, residual: f32) -> Vec<f32> {
         let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x05ee_d0f1_091c);
         let mut w: Vec<f32> = (0..self.n_logits()).map(|_| standard_normal(&mut rng)).collect();
-        // Every choice starts uniform.
+        // Every choice starts uniform, except that a later layer's starts `residual` above
+        // on its seeded source (candidate 0), so that the network starts near its seeded
+        // wiring as it starts near pass-through gates, instead of reading averages.
         w[self.n_table_logits()..].fill(0.0);
+        let mut at = self.n_table_logits();
+        for (l, c) in self.choice_layers() {
+            if l > 0 {
+                w[at..at + c.sources.len()].iter_mut().step_by(c.k).for_each(|v| *v = residual);
+            }
+            at += c.sources.len();
+        }
         let offsets = self.offsets();
         for (l, layer) in self.layers.iter().enumerate() {
             let m = self.logits_per_node(layer.k);

@@ -498,3 +498,20 @@ fn a_local_hidden_choice_stays_near_the_centre_pixel() {
         }
     }
 }
+
+/// A later layer's choice starts `residual` above on its seeded source (candidate 0);
+/// the first layer's starts uniform (the pinned recipes' initialisation).
+#[test]
+fn a_hidden_choice_starts_on_its_seeded_source() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let net = RelaxedNet::build(spec, 40, 3, 5).unwrap().with_input_choice(4, 6);
+    let net = net.with_hidden_choice(3, 6, None).unwrap();
+    let logits = net.init(2, 1.5);
+    let choice = &logits[net.n_table_logits()..];
+    let (first, hidden) = choice.split_at(30 * 2 * 4);
+    assert!(first.iter().all(|&w| w == 0.0));
+    assert_eq!(hidden.len(), 2 * 30 * 2 * 3);
+    for w in hidden.chunks_exact(3) {
+        assert_eq!(w, [1.5, 0.0, 0.0]);
+    }
+}
