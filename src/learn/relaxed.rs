@@ -583,6 +583,82 @@ impl RelaxedNet {
         rest.is_empty().then_some(out)
     }
 
+    /// The gates an output reaches through the wiring and every candidate of the choices
+    /// (the last layer's all), as a network of their own, for training: a gate no output
+    /// reaches gets a zero gradient in every step, so Adam never moves its logits, and
+    /// training only the reachable part gives every logit the value it gets when the whole
+    /// network is trained (each gate's rows are computed on their own; a dead reader adds
+    /// only zeros to its sources' adjoints). Only [`circuit_with`](Self::circuit_with) and
+    /// [`wiring`](Self::wiring) of the part are meaningful. `None` when every gate is
+    /// reached.
+    #[must_use]
+    pub fn reachable_part(&self) -> Option<ReachablePart> {
+        let d = self.layers.len();
+        let mut live: Vec<Vec<bool>> = self.layers.iter().map(|l| vec![false; l.width()]).collect();
+        live[d - 1].fill(true);
+        for l in (1..d).rev() {
+            let (head, tail) = live.split_at_mut(l);
+            let (prev, here) = (&mut head[l - 1], &tail[0]);
+            let layer = &self.layers[l];
+            for n in (0..layer.width()).filter(|&n| here[n]) {
+                for row in n * layer.k..(n + 1) * layer.k {
+                    match &self.choices[l] {
+                        Some(c) => c.sources[row * c.k..(row + 1) * c.k]
+                            .iter()
+                            .for_each(|&s| prev[s as usize] = true),
+                        None => prev[layer.sources[row] as usize] = true,
+                    }
+                }
+            }
+        }
+        if live.iter().all(|l| l.iter().all(|&v| v)) {
+            return None;
+        }
+        // New index of each live node of every layer (u32::MAX for a dead one).
+        let index: Vec<Vec<u32>> = live
+            .iter()
+            .map(|l| {
+                let mut next = 0;
+                l.iter()
+                    .map(|&v| {
+                        next += u32::from(v);
+                        if v { next - 1 } else { u32::MAX }
+                    })
+                    .collect()
+            })
+            .collect();
+        let n_inputs = self.network.circuit.n_args();
+        let mut part = self.clone();
+        let (mut table_picks, mut choice_picks) = (Vec::new(), Vec::new());
+        for (l, layer) in self.layers.iter().enumerate() {
+            let prev_width = if l == 0 { n_inputs } else { live[l - 1].iter().filter(|&&v| v).count() };
+            let to_prev = |s: u32| if l == 0 { s } else { index[l - 1][s as usize] };
+            let m = self.logits_per_node(layer.k);
+            let nodes: Vec<usize> = (0..layer.width()).filter(|&n| live[l][n]).collect();
+            table_picks.push(nodes.iter().flat_map(|&n| (n * m..(n + 1) * m).map(|i| i as u32)).collect());
+            let rows = || nodes.iter().flat_map(|&n| n * layer.k..(n + 1) * layer.k);
+            match &self.choices[l] {
+                Some(c) => {
+                    let sources =
+                        rows().flat_map(|r| c.sources[r * c.k..(r + 1) * c.k].iter().map(|&s| to_prev(s)));
+                    part.choices[l] = Some(LayerWiring::new(c.k, sources.collect(), prev_width));
+                    choice_picks
+                        .push(rows().flat_map(|r| (r * c.k..(r + 1) * c.k).map(|i| i as u32)).collect());
+                    // A layer with a choice reads the choice's rows; its seeded sources are
+                    // not read (any valid index keeps the wiring's shape).
+                    part.layers[l] =
+                        LayerWiring::new(layer.k, vec![0; nodes.len() * layer.k], prev_width.max(1));
+                }
+                None => {
+                    let sources = rows().map(|r| to_prev(layer.sources[r])).collect();
+                    part.layers[l] = LayerWiring::new(layer.k, sources, prev_width);
+                }
+            }
+        }
+        let picks = table_picks.into_iter().chain(choice_picks).collect();
+        Some(ReachablePart { net: part, picks })
+    }
+
     /// Layers of the network.
     #[must_use]
     pub fn n_layers(&self) -> usize {
@@ -728,6 +804,17 @@ fn near_pixel(grid: PixelGrid, radius: usize) -> impl Fn(usize, &mut ChaCha8Rng)
         let (x, y) = (step(pixel % width, width), step(pixel / width, height));
         y * width + x
     }
+}
+
+/// The reachable gates of a network ([`RelaxedNet::reachable_part`]).
+#[derive(Clone, Debug)]
+pub struct ReachablePart {
+    /// The reachable gates as a network (its circuit and wiring only).
+    pub net: RelaxedNet,
+    /// For each logit tensor of the whole network
+    /// ([`logit_tensors`](RelaxedNet::logit_tensors) order), the indices of the elements
+    /// the part's tensor holds, in order.
+    pub picks: Vec<Vec<u32>>,
 }
 
 /// Examples per evaluation of [`RelaxedNet::soft_predict`].

@@ -13,7 +13,7 @@ use super::gradient_sum::batch_gradients;
 use super::{Blob, CheckpointError, Order, Rule, RuleState};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
-use crate::learn::relaxed::{RelaxedNet, argmax, one_hot};
+use crate::learn::relaxed::{ReachablePart, RelaxedNet, argmax, one_hot};
 use crate::smooth::loss::{self, LossKind};
 use crate::smooth::optim::{Adam, Optimizer as _};
 use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors, parameter_changes, shared};
@@ -171,6 +171,10 @@ pub struct RelaxedRule<'a> {
     steps: usize,
     /// The network trained now: `net`, then with the choice narrowed, then made hard.
     chosen: RelaxedNet,
+    /// The gates of `chosen` an output reaches, which the step computes (none: all).
+    reachable: Option<ReachablePart>,
+    /// Whether the step computes the reachable gates only (the same logits, faster).
+    prune: bool,
     wiring: Vec<Tensor>,
     step: SmoothCircuit,
     ce: SmoothCircuit,
@@ -185,6 +189,8 @@ impl<'a> RelaxedRule<'a> {
     pub fn new(net: &'a RelaxedNet, inputs: &'a BitMatrix, labels: &'a [u32], p: RelaxedParams) -> Self {
         assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
         assert_eq!(inputs.examples(), labels.len(), "one label per example");
+        let reachable = net.reachable_part();
+        let trained = reachable.as_ref().map_or(net, |r| &r.net);
         Self {
             net,
             batches: ExampleRows::new(inputs),
@@ -198,10 +204,20 @@ impl<'a> RelaxedRule<'a> {
             straight_through: false,
             steps: 0,
             chosen: net.clone(),
-            wiring: net.wiring(),
-            step: step_circuit(&net.circuit(p.tau)),
+            wiring: trained.wiring(),
+            step: step_circuit(&trained.circuit(p.tau)),
+            reachable,
+            prune: true,
             ce: loss::softmax_cross_entropy_map(),
         }
+    }
+
+    /// The rule computing every gate, reached or not (for comparing with the pruned step).
+    #[cfg(test)]
+    pub(crate) fn every_gate(mut self) -> Self {
+        self.prune = false;
+        self.rebuild();
+        self
     }
 
     /// The run's phases.
@@ -268,10 +284,12 @@ impl<'a> RelaxedRule<'a> {
         }
     }
 
-    /// Rebuilds the wiring and step circuit of the trained network.
+    /// Rebuilds the wiring and step circuit of the trained network (its reachable part).
     fn rebuild(&mut self) {
-        self.wiring = self.chosen.wiring();
-        self.step = step_circuit(&self.chosen.circuit_with(self.p.tau, self.straight_through));
+        self.reachable = if self.prune { self.chosen.reachable_part() } else { None };
+        let net = self.reachable.as_ref().map_or(&self.chosen, |r| &r.net);
+        self.wiring = net.wiring();
+        self.step = step_circuit(&net.circuit_with(self.p.tau, self.straight_through));
     }
 }
 
@@ -312,10 +330,17 @@ impl Rule for RelaxedRule<'_> {
                 self.adams.iter_mut().for_each(|a| a.lr = p.lr * 0.5 * (1.0 + phase.cos()));
             }
             self.steps += 1;
-            let (grads, stats) = batch_gradients(&self.params, idx.len(), 2, |part| {
+            // The logits of the reached gates; their gradients go back to their places,
+            // the others' are zero.
+            let picked: Option<Vec<Tensor>> = self
+                .reachable
+                .as_ref()
+                .map(|r| self.params.iter().zip(&r.picks).map(|(t, pick)| pick_elements(t, pick)).collect());
+            let params = picked.as_ref().unwrap_or(&self.params);
+            let (grads, stats) = batch_gradients(params, idx.len(), 2, |part| {
                 let idx = &idx[part];
                 let (x, y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
-                let ins: Vec<&Tensor> = self.params.iter().chain(&self.wiring).chain([&x, &y]).collect();
+                let ins: Vec<&Tensor> = params.iter().chain(&self.wiring).chain([&x, &y]).collect();
                 let mut out = eval_tensors(&self.step, &ins);
                 let scores = out.pop().expect("scores");
                 let mean = eval_tensors(&self.ce, &[&scores, &y])[0].data()[0];
@@ -328,6 +353,15 @@ impl Rule for RelaxedRule<'_> {
             });
             loss += stats[0];
             correct += stats[1] as usize;
+            let grads = match &self.reachable {
+                Some(r) => grads
+                    .iter()
+                    .zip(&r.picks)
+                    .zip(&self.params)
+                    .map(|((g, pick), t)| spread(g, pick, t))
+                    .collect(),
+                None => grads,
+            };
             for ((t, g), adam) in self.params.iter_mut().zip(&grads).zip(&mut self.adams) {
                 adam.step(t.data_mut(), g.data());
             }
@@ -434,6 +468,24 @@ pub fn train_relaxed(
         .run(&mut rule, None, |end| on_epoch(end.figures(), &end.rule().logits()))
         .expect("a fresh start has no checkpoint to mismatch");
     (rule.logits(), report)
+}
+
+/// The elements `pick` of `t`, as a flat tensor (a [`ReachablePart`]'s logits keep
+/// their rows' width, so `[pick / m, m]` for `t` of shape `[_, m]`).
+fn pick_elements(t: &Tensor, pick: &[u32]) -> Tensor {
+    let m = t.shape().last().copied().unwrap_or(1).max(1);
+    let data = t.data();
+    Tensor::new(vec![pick.len() / m, m], pick.iter().map(|&i| data[i as usize]).collect())
+}
+
+/// `g` (the gradient of [`pick_elements`]' tensor) put back at the places `pick` of a
+/// tensor like `like`, zero elsewhere.
+fn spread(g: &Tensor, pick: &[u32], like: &Tensor) -> Tensor {
+    let mut out = vec![0.0f32; like.len()];
+    for (&i, &v) in pick.iter().zip(g.data()) {
+        out[i as usize] = v;
+    }
+    Tensor::new(like.shape().to_vec(), out)
 }
 
 /// The training step's circuit: inputs the logits, the wiring, the input bits and the

@@ -112,6 +112,46 @@ fn relaxed_training_resumes_exactly_through_every_phase() {
     }
 }
 
+/// Training only the gates an output reaches gives every logit, dead gates' included,
+/// the value that training every gate gives, through every phase, with and without
+/// learned wiring in any layer.
+#[test]
+fn training_only_the_reachable_gates_gives_the_same_logits() {
+    let (x, labels) = iris_bits();
+    // A last layer of 6 gates reads at most 12 of the 60 before it.
+    let spec = RelaxedSpec::parse("gates:60x3:6", 3).unwrap();
+    let p = RelaxedParams {
+        epochs: 6,
+        batch: 32,
+        lr: 0.05,
+        tau: 2.0,
+        seed: 3,
+        residual: 1.0,
+        cosine: true,
+        narrow_after: 2,
+        narrow_to: 2,
+        hard_choice_epochs: 2,
+        hard_gate_epochs: 1,
+        ..RelaxedParams::default()
+    };
+    let seeded = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap();
+    let first = seeded.clone().with_input_choice(4, 1);
+    let every_layer = first.clone().with_hidden_choice(3, 1, None).unwrap();
+    for (what, net) in [("seeded", &seeded), ("input choice", &first), ("every layer", &every_layer)] {
+        let part = net.reachable_part().expect("some gates are not reached");
+        let reached: usize = part.net.layers.iter().map(|l| l.width()).sum();
+        assert!(reached < 126, "{what}: {reached} of 126 gates reached");
+        let trainer = Trainer::new().epochs(p.epochs).seed(p.seed);
+        let mut pruned = RelaxedRule::new(net, &x, &labels, p);
+        let a = trainer.run(&mut pruned, None, |_| {}).unwrap();
+        let mut every = RelaxedRule::new(net, &x, &labels, p).every_gate();
+        let b = trainer.run(&mut every, None, |_| {}).unwrap();
+        assert_eq!(pruned.logits(), every.logits(), "{what}");
+        assert_eq!(a.history, b.history, "{what}");
+        assert_ne!(pruned.logits(), net.init(p.seed, p.residual), "{what}: it trained");
+    }
+}
+
 /// A checkpoint narrowed for one network's choices is refused by another's.
 #[test]
 fn a_narrowed_checkpoint_of_other_choices_is_refused() {
