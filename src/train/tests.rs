@@ -132,7 +132,6 @@ fn training_only_the_reachable_gates_gives_the_same_logits() {
         narrow_to: 2,
         hard_choice_epochs: 2,
         hard_gate_epochs: 1,
-        ..RelaxedParams::default()
     };
     let seeded = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap();
     let first = seeded.clone().with_input_choice(4, 1);
