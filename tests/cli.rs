@@ -273,6 +273,60 @@ fn plot_draws_runs_and_rejects_non_metrics() {
     assert_bad_input(&["plot", "missing"], d.path(), "missing");
 }
 
+/// `plot` also reads `.tsv` tables of points (any column order, extra columns ignored,
+/// `#` lines skipped, series from a column or else the file name), mixed with runs; a
+/// malformed table is one line naming file and line, exit 2, and nothing is written.
+#[test]
+fn plot_reads_tsv_points_and_rejects_malformed_tables() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("run")).unwrap();
+    std::fs::write(
+        d.path().join("run/metrics.json"),
+        r#"{"training_path":"rda","and_nodes":1200,"test_accuracy":0.8}"#,
+    )
+    .unwrap();
+    std::fs::write(
+        d.path().join("v.tsv"),
+        "# variants\nsource\ttest_accuracy\tlabel\tseries\tand_nodes\n\
+         s1\t0.8809\tseed 0\trelaxed gates\t45210\n# a comment\n\n\
+         s2\t0.8214\tpure\tRDA votes\t30125\ns3\t0.872\tdifflogic\tpublished\t48000\n",
+    )
+    .unwrap();
+    std::fs::write(d.path().join("bare.tsv"), "and_nodes\ttest_accuracy\n9000\t0.83\n").unwrap();
+    let out = circuitlearn(&["plot", "run", "v.tsv", "bare.tsv", "-o", "p.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("plotted 5 points"));
+    let svg = std::fs::read_to_string(d.path().join("p.svg")).unwrap();
+    // 5 points; series rda, relaxed gates, RDA votes, published, bare.tsv.
+    assert_eq!(svg.matches("<circle").count(), 5 + 5, "{svg}");
+    assert!(svg.contains("<title>seed 0: 45210 ANDs, 0.8809</title>"), "{svg}");
+    assert!(svg.contains(">RDA votes<") && svg.contains(">bare.tsv<"), "{svg}");
+    for (name, text, needle) in [
+        ("nox.tsv", "test_accuracy\tlabel\n0.8\ta\n", "nox.tsv:1: no column \"and_nodes\""),
+        ("short.tsv", "# c\nand_nodes\ttest_accuracy\n100\t0.5\n200\n", "short.tsv:4: 1 fields"),
+        (
+            "nan.tsv",
+            "and_nodes\ttest_accuracy\n100\t0.5\n1e3\tNaN\n",
+            "nan.tsv:3: test_accuracy: not a number",
+        ),
+        (
+            "word.tsv",
+            "and_nodes\ttest_accuracy\n4.5K\t0.5\n",
+            "word.tsv:2: and_nodes: not a number: \"4.5K\"",
+        ),
+        (
+            "twice.tsv",
+            "and_nodes\tlabel\ttest_accuracy\tlabel\n",
+            "twice.tsv:1: column \"label\" named twice",
+        ),
+        ("empty.tsv", "# only a comment\n", "empty.tsv: no header"),
+    ] {
+        std::fs::write(d.path().join(name), text).unwrap();
+        assert_bad_input(&["plot", "run", name, "-o", "bad.svg"], d.path(), needle);
+        assert!(!d.path().join("bad.svg").exists(), "{name}: nothing written on error");
+    }
+}
+
 #[test]
 fn boolean_training_on_an_idx_directory_uses_its_test_split() {
     let d = tempfile::tempdir().unwrap();

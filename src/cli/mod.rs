@@ -53,7 +53,7 @@ pub enum Command {
     Cec(cec::CecArgs),
     /// Throughput figures of this machine.
     Bench(bench::BenchArgs),
-    /// Plot test accuracy against AND nodes for training runs (SVG).
+    /// Plot test accuracy against AND nodes for training runs or `.tsv` tables of points (SVG).
     Plot(plot::PlotArgs),
     /// IWLS 2020 learning task: fit, select on the validation split, write AIGER.
     Iwls(iwls::IwlsArgs),

@@ -20,6 +20,7 @@ pub struct Point {
 const W: f64 = 760.0;
 const H: f64 = 480.0;
 const LEFT: f64 = 70.0;
+/// The least room for the legend, right of the plot; it widens for long series names.
 const RIGHT: f64 = 200.0;
 const TOP: f64 = 40.0;
 const BOTTOM: f64 = 55.0;
@@ -46,7 +47,12 @@ fn log_ticks(lo: f64, hi: f64) -> Vec<f64> {
     ticks
 }
 
-/// The plot as an SVG document. Points with a non-positive `x` are left out.
+/// Up to this many points, each point's label is written beside it; beyond, only in its
+/// tooltip (`<title>`), so that a dense plot stays readable.
+pub const MAX_LABELLED_POINTS: usize = 40;
+
+/// The plot as an SVG document. Points with a non-positive `x` are left out; labels are
+/// drawn beside the points when there are at most [`MAX_LABELLED_POINTS`].
 #[must_use]
 pub fn scatter_svg(points: &[Point], title: &str, x_label: &str, y_label: &str) -> String {
     let pts: Vec<&Point> =
@@ -61,14 +67,23 @@ pub fn scatter_svg(points: &[Point], title: &str, x_label: &str, y_label: &str) 
     x1 = 10f64.powf((x1 * 1.0001).log10().ceil());
     y0 = ((y0 - 0.01) / 0.05).floor() * 0.05;
     y1 = ((y1 + 0.01) / 0.05).ceil() * 0.05;
+    let mut series: Vec<&str> = Vec::new();
+    for p in &pts {
+        if !series.contains(&p.series.as_str()) {
+            series.push(&p.series);
+        }
+    }
+    // About 7 px per character at font size 12, after the 26 px of the legend's dot.
+    let longest = series.iter().map(|n| n.chars().count()).max().unwrap_or(0);
+    let w = W - RIGHT + RIGHT.max(36.0 + 7.0 * longest as f64);
     let px = |x: f64| LEFT + (x.log10() - x0.log10()) / (x1.log10() - x0.log10()) * (W - LEFT - RIGHT);
     let py = |y: f64| H - BOTTOM - (y - y0) / (y1 - y0) * (H - TOP - BOTTOM);
     let mut s = String::new();
     let _ = writeln!(
         s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" font-family="sans-serif" font-size="12">"#
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{H}" viewBox="0 0 {w} {H}" font-family="sans-serif" font-size="12">"#
     );
-    let _ = writeln!(s, r#"<rect width="{W}" height="{H}" fill="white"/>"#);
+    let _ = writeln!(s, r#"<rect width="{w}" height="{H}" fill="white"/>"#);
     let _ = writeln!(
         s,
         r#"<text x="{}" y="22" font-size="15" text-anchor="middle">{}</text>"#,
@@ -107,12 +122,6 @@ pub fn scatter_svg(points: &[Point], title: &str, x_label: &str, y_label: &str) 
         (t + b) / 2.0,
         escape(y_label)
     );
-    let mut series: Vec<&str> = Vec::new();
-    for p in &pts {
-        if !series.contains(&p.series.as_str()) {
-            series.push(&p.series);
-        }
-    }
     for p in &pts {
         let c = COLOURS[series.iter().position(|s| *s == p.series).unwrap_or(0) % COLOURS.len()];
         let (x, y) = (px(p.x), py(p.y));
@@ -123,13 +132,15 @@ pub fn scatter_svg(points: &[Point], title: &str, x_label: &str, y_label: &str) 
             p.x,
             p.y
         );
-        let _ = writeln!(
-            s,
-            r#"<text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
-            x + 6.0,
-            y - 5.0,
-            escape(&p.label)
-        );
+        if pts.len() <= MAX_LABELLED_POINTS {
+            let _ = writeln!(
+                s,
+                r#"<text x="{:.1}" y="{:.1}" font-size="10">{}</text>"#,
+                x + 6.0,
+                y - 5.0,
+                escape(&p.label)
+            );
+        }
     }
     for (i, name) in series.iter().enumerate() {
         let y = t + 10.0 + i as f64 * 18.0;
@@ -159,5 +170,24 @@ mod tests {
         assert!(svg.contains(">rda@1200<") && svg.contains(">relaxed<"));
         assert!(svg.contains(">1000<") && svg.contains(">100000<"), "decade ticks: {svg}");
         assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn a_dense_plot_keeps_labels_in_tooltips_only() {
+        let p =
+            |i: usize| Point { x: 1000.0 + i as f64, y: 0.8, series: "s".into(), label: format!("run{i}") };
+        let few: Vec<Point> = (0..MAX_LABELLED_POINTS).map(p).collect();
+        let many: Vec<Point> = (0..=MAX_LABELLED_POINTS).map(p).collect();
+        let (few, many) = (scatter_svg(&few, "t", "x", "y"), scatter_svg(&many, "t", "x", "y"));
+        assert!(few.contains(">run0</text>") && few.contains("<title>run0: 1000 ANDs"), "{few}");
+        assert!(!many.contains(">run0</text>") && many.contains("<title>run0: 1000 ANDs"), "{many}");
+    }
+
+    #[test]
+    fn the_legend_widens_for_long_series_names() {
+        let p = |s: &str| Point { x: 1000.0, y: 0.8, series: s.into(), label: String::new() };
+        assert!(scatter_svg(&[p("rda")], "t", "x", "y").contains(r#"width="760""#));
+        let long = "relaxed gates, learned input wiring, 40 c"; // 41 characters
+        assert!(scatter_svg(&[p(long)], "t", "x", "y").contains(r#"width="883""#));
     }
 }
