@@ -355,6 +355,46 @@ fn boolean_training_on_an_idx_directory_uses_its_test_split() {
     assert!(String::from_utf8_lossy(&both.stderr).contains("brings its own test set"));
 }
 
+/// `--input-radius` on a Boolean LUT model over images: every first-layer LUT reads bits
+/// of pixels within the radius of its first input, `model.json` carries that wiring, and
+/// `eval` rebuilds the trained network from it; on data that is not an image it is one
+/// error line.
+#[test]
+fn input_radius_wires_first_layer_luts_locally() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let data = dir.to_str().unwrap();
+    let args = ["train", "--data", data, "--model", "lut:6:60x2:20,groupsum:10", "--encoding", "uniform:3"];
+    let extra = ["--input-radius", "2", "--epochs", "3", "--hardware", "none", "--json"];
+    let out = circuitlearn(&[&args[..], &extra[..]].concat(), d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert_eq!(j["input_radius"], 2);
+    let path = d.path().join("runs/fashion-tiny/model.json");
+    let model: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let first = model["learned_wiring"][0].as_array().unwrap();
+    assert_eq!(first.len(), 60 * 6);
+    let place = |v: &serde_json::Value| {
+        let b = v.as_u64().unwrap() as usize;
+        (b / 3 % 28, b / 3 / 28)
+    };
+    for lut in first.chunks_exact(6) {
+        let (cx, cy) = place(&lut[0]);
+        assert!(
+            lut.iter().map(place).all(|(x, y)| x.abs_diff(cx) <= 2 && y.abs_diff(cy) <= 2),
+            "LUT reads {lut:?}"
+        );
+    }
+    let eval = circuitlearn(&["eval", "--model", path.to_str().unwrap(), "--data", data, "--json"], d.path());
+    assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+    assert_eq!(last_json(&eval)["accuracy"], j["test_accuracy"]);
+    assert_bad_input(
+        &["train", "--data", "iris", "--model", "lut:2:8x1,groupsum:3", "--input-radius", "1"],
+        d.path(),
+        "--input-radius applies to image data",
+    );
+}
+
 /// A synthetic MNIST-shaped directory: 28x28 images of "0" (a ring), "1" (a bar) and "7"
 /// (a diagonal, which the protocol must drop), with a few pixels flipped.
 fn synthetic_digits(dir: &Path) {

@@ -119,7 +119,8 @@ fn relaxed_models_refuse_bad_specs_with_exit_2() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("groupsum"));
 }
 
-/// Flags of relaxed training are refused, not ignored, on the other paths.
+/// Flags of relaxed training are refused, not ignored, on the other paths
+/// (`--input-radius` is also the Boolean LUT models' local wiring: `tests/cli.rs`).
 #[test]
 fn relaxed_flags_are_refused_elsewhere() {
     let d = tempfile::tempdir().expect("tempdir");
@@ -128,7 +129,6 @@ fn relaxed_flags_are_refused_elsewhere() {
         ("--tau", "3"),
         ("--lr-schedule", "cosine"),
         ("--hard-gate-epochs", "1"),
-        ("--input-radius", "2"),
         ("--narrow-candidates", "4"),
         ("--narrow-after", "2"),
         ("--hidden-candidates", "4"),

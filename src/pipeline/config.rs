@@ -98,6 +98,9 @@ pub struct BoolConfig {
     /// Visit the training examples in file order every epoch (as a hardware trainer fed
     /// from memory does), not in a fresh shuffle.
     pub file_order: bool,
+    /// Local first-layer wiring on image data: each first-layer LUT reads pixels within
+    /// this many rows and columns of its centre (`None`: the seeded random wiring).
+    pub input_radius: Option<usize>,
 }
 
 /// Relaxed training settings.
@@ -430,6 +433,9 @@ impl TrainConfig {
         let model = match domain {
             Domain::Poly => ModelConfig::Poly(poly_config(&o, &script)?),
             Domain::Bool => {
+                // `--input-radius` is the Boolean LUT networks' local first-layer wiring too.
+                let relaxed_only: Vec<_> =
+                    relaxed_only.iter().filter(|(flag, _)| *flag != "--input-radius").copied().collect();
                 not_for(&relaxed_only, RELAXED)?;
                 if let Some(l) = o.loss.as_deref().filter(|&l| l != "xor") {
                     return Err(bad("--loss", format!("{l}: the bool domain trains with the xor loss")));
@@ -493,6 +499,21 @@ impl TrainConfig {
                 if o.init.is_some() && spec.is_some_and(|s| s.body == crate::learn::Body::Table) {
                     return Err(bad("--init", "applies to LUT networks"));
                 }
+                if let Some(r) = o.input_radius {
+                    at_least_one("--input-radius", r)?;
+                    if o.init.is_some() {
+                        return Err(bad(
+                            "--input-radius",
+                            "does not apply with --init (the model brings its wiring)",
+                        ));
+                    }
+                    if let Some(s) = spec.filter(|s| !matches!(s.body, crate::learn::Body::Lut { .. })) {
+                        return Err(bad(
+                            "--input-radius",
+                            format!("applies to LUT models (lut:K:WxD), not {s}"),
+                        ));
+                    }
+                }
                 ModelConfig::Bool(BoolConfig {
                     spec,
                     optimizer,
@@ -505,6 +526,7 @@ impl TrainConfig {
                     init: o.init.clone(),
                     counter_bits,
                     file_order: o.file_order.unwrap_or(false),
+                    input_radius: o.input_radius,
                 })
             }
             Domain::Relaxed => {

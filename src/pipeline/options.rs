@@ -160,7 +160,10 @@ pub struct TrainOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_candidates: Option<usize>,
     /// relaxed, with --input-candidates on image data: a first-layer gate's candidates
-    /// come from the pixels within R rows and columns of one centre pixel.
+    /// come from the pixels within R rows and columns of one centre pixel. bool LUT
+    /// models on image data: each first-layer LUT reads input bits of pixels within R
+    /// rows and columns of its centre (a local receptive field; model.json stores the
+    /// wiring) [default: random wiring].
     #[arg(long, value_name = "R")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_radius: Option<usize>,

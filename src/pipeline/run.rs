@@ -420,7 +420,32 @@ pub fn train(
                         check_memory(cfg, &format!("training {spec}"), n_params as u64 * 48)?;
                     }
                     let net = Network::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
-                    (net, encoder, None, cfg.seed, Vec::new())
+                    match (b.input_radius, data.grid, &net.layers) {
+                        (None, _, _) => (net, encoder, None, cfg.seed, Vec::new()),
+                        (Some(radius), Some(grid), Some(layers)) => {
+                            let wiring = crate::learn::local::local_wiring(layers, grid, radius, cfg.seed)?;
+                            let learned = vec![wiring];
+                            let net = Network::build_with_wiring(
+                                spec,
+                                encoder.n_bits(),
+                                n_classes,
+                                cfg.seed,
+                                &learned,
+                            )?;
+                            (net, encoder, None, cfg.seed, learned)
+                        }
+                        (Some(_), None, _) => {
+                            return Err(PipelineError::Invalid(format!(
+                                "--input-radius applies to image data (fashion-mnist, an IDX directory), not {}",
+                                cfg.data
+                            )));
+                        }
+                        (Some(_), Some(_), None) => {
+                            return Err(PipelineError::Invalid(format!(
+                                "--input-radius applies to LUT models (lut:K:WxD), not {spec}"
+                            )));
+                        }
+                    }
                 }
             };
             let (x_train, x_test) = encode(&encoder)?;
@@ -784,6 +809,11 @@ pub fn metrics(
     }
     if let TrainedModel::Bool { variant: RdaVariant::HwVotes(v), .. } = &trained.model {
         o.insert("votes_hw".into(), json!(v));
+    }
+    if let ModelConfig::Bool(b) = &cfg.model
+        && let Some(r) = b.input_radius
+    {
+        o.insert("input_radius".into(), json!(r));
     }
     match &trained.model {
         TrainedModel::Bool { init: Some((file, before)), .. } => {

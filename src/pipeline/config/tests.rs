@@ -172,3 +172,16 @@ fn votes_hw_takes_the_vote_options_in_hardware_form() {
         refused(toml, option);
     }
 }
+
+/// `--input-radius` is the local first-layer wiring of Boolean LUT models too; it needs a
+/// radius of at least 1, a LUT model and no `--init` (whose model brings its wiring).
+#[test]
+fn input_radius_applies_to_boolean_lut_models() {
+    let c = resolve("model = \"lut:6:60x2,groupsum:3\"\ninput-radius = 3").unwrap();
+    let ModelConfig::Bool(b) = &c.model else { panic!("{c:?}") };
+    assert_eq!(b.input_radius, Some(3));
+    refused("model = \"lut:6:60x2,groupsum:3\"\ninput-radius = 0", "--input-radius");
+    refused("model = \"table\"\ninput-radius = 2", "--input-radius");
+    refused("init = \"m.json\"\ninput-radius = 2", "--input-radius");
+    refused("domain = \"poly\"\ninput-radius = 2", "--input-radius");
+}
