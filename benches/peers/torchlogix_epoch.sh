@@ -18,4 +18,6 @@ fi
 [[ -x "$venv/bin/python" ]] || "$python" -m venv "$venv"
 "$venv/bin/python" -c 'import torchlogix' 2>/dev/null ||
     "$venv/bin/pip" install --quiet torchlogix >&2
-"$venv/bin/python" "$here/torchlogix_epoch.py" "$@"
+# PEER_SCRIPT names another script of this folder to run in the environment
+# (gates_epoch.sh sets it to gates_epoch.py).
+"$venv/bin/python" "$here/${PEER_SCRIPT:-torchlogix_epoch.py}" "$@"
