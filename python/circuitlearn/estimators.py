@@ -254,8 +254,11 @@ class RelaxedGateClassifier(_CircuitClassifier):
     tau, residual : float or None
         GroupSum temperature (sqrt of the group size) and residual initialisation (0).
     lr_schedule : {"constant", "cosine"} or None
-    input_candidates, hard_gate_epochs, hard_choice_epochs : int or None
-        Learned input wiring and straight-through epochs (see ``circuitlearn train --help``).
+    input_candidates, hidden_candidates, hard_gate_epochs, hard_choice_epochs : int or None
+        Learned wiring of the first layer and of the later layers (each gate input a
+        softmax over that many candidate sources, made hard for the last
+        ``hard_choice_epochs``), and straight-through epochs (see
+        ``circuitlearn train --help``).
     encoding, passes, time_limit, random_state, n_jobs
         As for :class:`LUTClassifier` (``passes`` must preserve the function).
     """
@@ -269,6 +272,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         "residual",
         "lr_schedule",
         "input_candidates",
+        "hidden_candidates",
         "hard_gate_epochs",
         "hard_choice_epochs",
         "encoding",
@@ -286,6 +290,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         residual=None,
         lr_schedule=None,
         input_candidates=None,
+        hidden_candidates=None,
         hard_gate_epochs=None,
         hard_choice_epochs=None,
         encoding="thermometer:8",
@@ -302,6 +307,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         self.residual = residual
         self.lr_schedule = lr_schedule
         self.input_candidates = input_candidates
+        self.hidden_candidates = hidden_candidates
         self.hard_gate_epochs = hard_gate_epochs
         self.hard_choice_epochs = hard_choice_epochs
         self.encoding = encoding

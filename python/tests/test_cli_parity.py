@@ -22,6 +22,8 @@ def write_csv(path, X, y):
     [
         (LUTClassifier, "lut:4:24x2,groupsum:2", ["--encoding", "thermometer:4"]),
         (RelaxedGateClassifier, "gates:24x2", ["--domain", "relaxed", "--lr", "0.05"]),
+        (RelaxedGateClassifier, "gates:24x2",
+         ["--domain", "relaxed", "--lr", "0.05", "--input-candidates", "4", "--hidden-candidates", "3"]),
     ],
 )
 def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small, tmp_path):
@@ -40,6 +42,9 @@ def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small
         params["encoding"] = "thermometer:4"
     else:
         params["lr"] = 0.05
+        if "--hidden-candidates" in flags:
+            params["input_candidates"] = 4
+            params["hidden_candidates"] = 3
     clf = cls(**params).fit(X, y)
     (tmp_path / "python").mkdir()
     mine = tmp_path / "python" / "classifier.aig"
@@ -57,5 +62,8 @@ def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small
     py_model = json.loads(clf._model.model_json)
     for key in ["spec", "seed", "encoder", "params", "learned_wiring", "class_names"]:
         assert py_model.get(key) == cli_model.get(key), key
+    if "--hidden-candidates" in flags:
+        # Both layers' wiring was learned, so both are stored.
+        assert len(py_model["learned_wiring"]) == 2 and all(py_model["learned_wiring"])
     assert cec(clf.circuit_, read_aiger(out / "classifier.aig")) is True
     assert clf.score(X, y) == pytest.approx(metrics["train_accuracy"])
