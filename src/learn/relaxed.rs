@@ -398,9 +398,11 @@ impl RelaxedNet {
         self.circuit_with(tau, false)
     }
 
-    /// [`circuit`](Self::circuit), with `straight_through` each gate's softmax made one-hot
-    /// by [`SmoothOp::StraightThroughMax`]: the forward pass is the discretised network's,
-    /// the logits learn through the softmax (gates only; LUT tables stay sigmoids).
+    /// [`circuit`](Self::circuit), with `straight_through` each node computing with its
+    /// discretised table: a gate's softmax made one-hot by
+    /// [`SmoothOp::StraightThroughMax`], a LUT's sigmoid table made 0/1 by
+    /// [`SmoothOp::StraightThroughStep`]. The forward pass is the discretised network's;
+    /// the logits learn through the softmax or the sigmoid.
     #[must_use]
     pub fn circuit_with(&self, tau: f32, straight_through: bool) -> SmoothCircuit {
         let d = self.layers.len();
@@ -425,6 +427,7 @@ impl RelaxedNet {
                     }
                     b.gate(SmoothOp::TruthTables, &[p])
                 }
+                Relaxation::Lut if straight_through => b.gate(SmoothOp::StraightThroughStep, &[w]),
                 Relaxation::Lut => b.gate(SmoothOp::Sigmoid, &[w]),
             };
             let k = u8::try_from(layer.k).expect("LUT sizes fit a byte");
@@ -542,8 +545,8 @@ impl RelaxedNet {
         (narrowed, kept)
     }
 
-    /// Candidates per address bit of each choice after [`with_top_candidates`]
-    /// (Self::with_top_candidates) keeps `keep` (`keep` 0: all).
+    /// Candidates per address bit of each choice after
+    /// [`with_top_candidates`](Self::with_top_candidates) keeps `keep` (`keep` 0: all).
     fn kept_per_choice(&self, keep: usize) -> impl Iterator<Item = usize> + '_ {
         self.choice_layers().map(move |(_, c)| if keep == 0 { c.k } else { keep.min(c.k) })
     }

@@ -543,7 +543,7 @@ impl TrainConfig {
                 let spec = o.model.clone().ok_or_else(|| {
                     bad("--model", "relaxed training needs a model (gates:WxD or lut:K:WxD)")
                 })?;
-                let parsed = RelaxedSpec::parse(&spec, 2).map_err(|e| bad("--model", e.to_string()))?;
+                RelaxedSpec::parse(&spec, 2).map_err(|e| bad("--model", e.to_string()))?;
                 if !script.iter().all(|p| p.preserves_function()) {
                     return Err(bad("--passes", "relaxed training takes function-preserving passes only"));
                 }
@@ -582,12 +582,6 @@ impl TrainConfig {
                     return Err(bad("--narrow-after", "needs --narrow-candidates K"));
                 }
                 let hard_gate_epochs = o.hard_gate_epochs.unwrap_or(0);
-                if hard_gate_epochs > 0 && parsed.relaxation != crate::learn::relaxed::Relaxation::Gates {
-                    return Err(bad(
-                        "--hard-gate-epochs",
-                        format!("applies to gate models (gates:WxD), not {spec}"),
-                    ));
-                }
                 let lr = positive("--lr", o.lr.unwrap_or(0.01))? as f32;
                 let tau = o.tau.map(|t| positive("--tau", t)).transpose()?.map(|t| t as f32);
                 let residual = o.residual.unwrap_or(0.0);

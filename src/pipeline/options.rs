@@ -193,8 +193,9 @@ pub struct TrainOptions {
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hard_choice_epochs: Option<usize>,
-    /// relaxed gates: the last N epochs compute with each gate's most likely function
-    /// and learn through the softmax (straight-through) [default: 0].
+    /// relaxed: the last N epochs compute with each node's discretised table (a gate's
+    /// most likely function, a LUT's entries rounded) and learn through the softmax or
+    /// sigmoid (straight-through) [default: 0].
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hard_gate_epochs: Option<usize>,

@@ -17,10 +17,13 @@
 //! decomposition `sum_i scatter_i(dy * lut(wiring without i, slope_i(tables), x))`, so the
 //! set closes too.
 //!
-//! One gate's reverse rule is chosen rather than derived:
-//! [`StraightThroughMax`](SmoothOp::StraightThroughMax) is piecewise constant (derivative zero almost
-//! everywhere) and reverses as the identity, the straight-through estimator that lets
-//! relaxed gates compute with their discrete choice while learning through the softmax.
+//! Two gates' reverse rules are chosen rather than derived: they are piecewise constant
+//! (derivative zero almost everywhere) and reverse as the smooth map they stand for, the
+//! straight-through estimator. [`StraightThroughMax`](SmoothOp::StraightThroughMax)
+//! reverses as the identity, so relaxed gates compute with their discrete choice while
+//! learning through the softmax; [`StraightThroughStep`](SmoothOp::StraightThroughStep)
+//! reverses as a sigmoid, so relaxed LUTs compute with their discrete tables while
+//! learning through the sigmoid tables.
 
 use super::error::SmoothError;
 use super::lut;
@@ -58,6 +61,10 @@ pub enum SmoothOp {
     /// (Bengio et al. 2013). `ST(softmax(w))` computes with the hard choice and learns `w`
     /// through the soft one.
     StraightThroughMax,
+    /// `[a > 0]` elementwise, whose reverse rule is the sigmoid's (`dy s (1 - s)`, `s =
+    /// sigmoid a`): the straight-through estimator of a sigmoid table, which computes with
+    /// the discretised table (`w > 0`) and learns `w` through `sigmoid w`.
+    StraightThroughStep,
     /// Row sums `[B, 1]` of `[B, n]`.
     RowSum,
     /// `(like, g)`: `g` summed down to `like`'s shape (the reverse of broadcasting).
@@ -152,6 +159,7 @@ impl SmoothOp {
             Self::Tanh => x[0].map(f32::tanh),
             Self::LogSoftmax => tensor::log_softmax(x[0]),
             Self::StraightThroughMax => tensor::one_hot_max(x[0]),
+            Self::StraightThroughStep => x[0].map(|a| if a > 0.0 { 1.0 } else { 0.0 }),
             Self::RowSum => tensor::row_sum(x[0]),
             Self::SumLike => tensor::sum_to(x[1], x[0].shape()),
             Self::ExpandLike => tensor::expand_to(x[1], x[0].shape()),
@@ -202,7 +210,9 @@ impl SmoothOp {
         Ok(match *self {
             Self::Const(_) | Self::BatchMean => Vec::new(),
             Self::Add | Self::Sub | Self::Mul => broadcast_shape(s[0], s[1]).ok_or_else(bad)?,
-            Self::Neg | Self::Exp | Self::Relu | Self::Sigmoid | Self::Tanh => s[0].to_vec(),
+            Self::Neg | Self::Exp | Self::Relu | Self::Sigmoid | Self::StraightThroughStep | Self::Tanh => {
+                s[0].to_vec()
+            }
             Self::ReluBack => {
                 if s[0] != s[1] {
                     return Err(bad());
@@ -413,6 +423,7 @@ impl Signature for SmoothOp {
             | Self::Exp
             | Self::Relu
             | Self::Sigmoid
+            | Self::StraightThroughStep
             | Self::Tanh
             | Self::LogSoftmax
             | Self::StraightThroughMax
@@ -515,6 +526,14 @@ impl ReverseRules for SmoothOp {
                 let one = g(b, O::constant(1.0), &[]);
                 let om = g(b, O::Sub, &[one, y]);
                 let d = g(b, O::Mul, &[y, om]);
+                vec![Some(g(b, O::Mul, &[dy, d]))]
+            }
+            O::StraightThroughStep => {
+                // dy * s * (1 - s), s = sigmoid(x)
+                let s = g(b, O::Sigmoid, &[x[0]]);
+                let one = g(b, O::constant(1.0), &[]);
+                let om = g(b, O::Sub, &[one, s]);
+                let d = g(b, O::Mul, &[s, om]);
                 vec![Some(g(b, O::Mul, &[dy, d]))]
             }
             O::Tanh => {

@@ -336,6 +336,21 @@ fn parameter_changes_skip_the_input_gradient() {
     assert_eq!(count("relu"), 1);
 }
 
+/// The straight-through step: forward `[x > 0]` (0 at 0, as a LUT entry discretises);
+/// reverse the sigmoid's rule, `dy s (1 - s)` with `s = sigmoid x`.
+#[test]
+fn straight_through_step_is_a_step_forward_and_a_sigmoid_backward() {
+    let f = one_gate(SmoothOp::StraightThroughStep);
+    let x = Tensor::new(vec![2, 3], vec![0.5, -0.5, 0.0, 3.0, -2.0, 1e-30]);
+    assert_eq!(eval_tensors(&f, &[&x])[0].data(), &[1., 0., 0., 1., 0., 1.]);
+    let dy = Tensor::new(vec![2, 3], vec![1.0, -2.0, 3.0, 0.5, 1.0, -1.0]);
+    let dx = eval_tensors(&rdiff(&f), &[&x, &dy]).swap_remove(0);
+    let sigmoid = one_gate(SmoothOp::Sigmoid);
+    let expected = eval_tensors(&rdiff(&sigmoid), &[&x, &dy]).swap_remove(0);
+    assert_eq!(dx.data(), expected.data());
+    assert!(dx.data().iter().all(|v| *v != 0.0), "every entry learns");
+}
+
 /// The straight-through max: forward the one-hot of each row's largest entry (the first
 /// of ties); reverse the change unchanged (`R[f](x, dy) = dy`).
 #[test]

@@ -3,7 +3,7 @@
 //! ([`RelaxedNet::circuit`]). The changes of the trained network during a run are
 //! [`Phase`]s of a [`Schedule`] fixed before the run, each starting at an epoch:
 //! narrowing the input choice to the heaviest candidates, fixing it (hard choice), and
-//! computing with each gate's most likely function (straight-through).
+//! computing with each node's discretised table (straight-through).
 //!
 //! Deterministic for a given seed whatever the thread count: every kernel sums in an
 //! order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
@@ -44,10 +44,10 @@ pub struct RelaxedParams {
     /// discretised network will have.
     #[serde(default)]
     pub hard_choice_epochs: usize,
-    /// The last epochs compute with each gate's most likely function (straight-through:
-    /// the forward pass is the discretised network's, the logits learn through the
-    /// softmax), so that training sees the network it will export (gate relaxations; a
-    /// LUT relaxation keeps its sigmoid tables).
+    /// The last epochs compute with each node's discretised table (straight-through: the
+    /// forward pass is the discretised network's, the logits learn through the softmax
+    /// of a gate or the sigmoid of a LUT entry), so that training sees the network it
+    /// will export.
     #[serde(default)]
     pub hard_gate_epochs: usize,
     /// With a learned input choice: after this many epochs each input keeps only its
@@ -90,7 +90,8 @@ pub enum Phase {
     /// The input choice is fixed to each input's heaviest candidate (the discretised
     /// wiring); its logits are no longer trained.
     HardChoice,
-    /// Gates compute with their most likely function; logits learn through the softmax.
+    /// Nodes compute with their discretised tables; logits learn through the softmax
+    /// (gates) or the sigmoid (LUTs).
     StraightThrough,
 }
 

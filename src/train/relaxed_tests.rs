@@ -125,36 +125,39 @@ fn a_hard_input_choice_is_the_learned_wiring() {
     assert_ne!(discrete, net.network);
 }
 
-/// Straight-through gates compute the discretised network exactly, from soft logits
-/// (each gate its most likely function), and the logits still get gradients.
+/// Straight-through nodes compute the discretised network exactly, from soft logits
+/// (each gate its most likely function, each LUT its entries rounded), and the logits
+/// still get gradients.
 #[test]
-fn straight_through_gates_are_the_discrete_network() {
-    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
-    let net = RelaxedNet::build(spec, 40, 3, 5).unwrap();
-    let logits = net.init(2, 1.0);
-    let params = net.discretise(&logits);
-    let x = random_inputs(40, 50, 8);
-    let idx: Vec<usize> = (0..50).collect();
-    let ins: Vec<Tensor> =
-        net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
-    let ins: Vec<&Tensor> = ins.iter().collect();
-    let scores = eval_tensors(&net.circuit_with(1.0, true), &ins).swap_remove(0);
-    let soft = eval_tensors(&net.circuit(1.0), &ins).swap_remove(0);
-    assert_ne!(scores, soft, "soft logits: the relaxed network differs");
-    let out = forward(&net.network.circuit, &params, &x);
-    let per = out.rows() / 3;
-    for e in 0..50 {
-        for c in 0..3 {
-            let count = (c * per..(c + 1) * per).filter(|&j| out.get(j, e)).count();
-            assert_eq!(scores.data()[e * 3 + c], count as f32, "example {e} class {c}");
+fn straight_through_nodes_are_the_discrete_network() {
+    for spec in ["gates:30x3,groupsum:3", "lut:3:30x3,groupsum:3"] {
+        let spec = RelaxedSpec::parse(spec, 3).unwrap();
+        let net = RelaxedNet::build(spec, 40, 3, 5).unwrap();
+        let logits = net.init(2, 1.0);
+        let params = net.discretise(&logits);
+        let x = random_inputs(40, 50, 8);
+        let idx: Vec<usize> = (0..50).collect();
+        let ins: Vec<Tensor> =
+            net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
+        let ins: Vec<&Tensor> = ins.iter().collect();
+        let scores = eval_tensors(&net.circuit_with(1.0, true), &ins).swap_remove(0);
+        let soft = eval_tensors(&net.circuit(1.0), &ins).swap_remove(0);
+        assert_ne!(scores, soft, "{spec}: soft logits: the relaxed network differs");
+        let out = forward(&net.network.circuit, &params, &x);
+        let per = out.rows() / 3;
+        for e in 0..50 {
+            for c in 0..3 {
+                let count = (c * per..(c + 1) * per).filter(|&j| out.get(j, e)).count();
+                assert_eq!(scores.data()[e * 3 + c], count as f32, "{spec}: example {e} class {c}");
+            }
         }
-    }
-    let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
-    let step = step_circuit(&net.circuit_with(1.0, true));
-    let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
-    let grads = eval_tensors(&step, &with_y);
-    for g in &grads[..net.layers.len()] {
-        assert!(g.data().iter().any(|&v| v != 0.0), "every layer's logits learn");
+        let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
+        let step = step_circuit(&net.circuit_with(1.0, true));
+        let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
+        let grads = eval_tensors(&step, &with_y);
+        for g in &grads[..net.layers.len()] {
+            assert!(g.data().iter().any(|&v| v != 0.0), "{spec}: every layer's logits learn");
+        }
     }
 }
 

@@ -77,7 +77,6 @@ fn options_of_another_domain_are_refused_not_ignored() {
         ("loss = \"mse\"", "--loss"),
         ("model = \"gates:8x2\"\ninput-radius = 2", "--input-radius"),
         ("model = \"gates:8x2\"\ninput-candidates = 4\nnarrow-after = 2", "--narrow-after"),
-        ("model = \"lut:4:8x2\"\ndomain = \"relaxed\"\nhard-gate-epochs = 1", "--hard-gate-epochs"),
         ("test = \"x.csv\"\ntest-fraction = 0.2", "--test-fraction"),
         ("hardware = \"maybe\"", "--hardware"),
         ("preset = \"nope\"", "--preset"),
