@@ -92,7 +92,7 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
     assert_eq!(
         (r.spec.as_str(), r.input_candidates, r.input_radius, c.epochs),
-        ("gates:20000x6:3000", 32, Some(2), 12)
+        ("lut:4:3000x3:1000", 32, Some(2), 12)
     );
     assert_eq!(
         (r.hard_choice_epochs, r.hard_gate_epochs, r.narrow_candidates, r.narrow_after),
@@ -100,7 +100,7 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     );
     assert_eq!(
         (r.lr, r.tau, r.residual, r.cosine, c.passes.as_str()),
-        (0.1, Some(10.0), 2.0, true, "strash,resyn2,fraig")
+        (0.1, Some(5.0), 2.0, true, "strash,resyn2,fraig")
     );
     let rda = resolve("data = \"fashion-mnist\"\noptimizer = \"rda\"").unwrap();
     assert_eq!(rda.preset.as_deref(), Some("fashion-mnist-rda"));
