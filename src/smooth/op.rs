@@ -478,6 +478,15 @@ impl Signature for SmoothOp {
     }
 }
 
+/// The change of a sigmoid's input from its output `s` and output change `dy`:
+/// `dy * s * (1 - s)`.
+fn sigmoid_back(b: &mut CircuitBuilder<SmoothOp>, s: WireId, dy: WireId) -> WireId {
+    let one = g(b, SmoothOp::constant(1.0), &[]);
+    let om = g(b, SmoothOp::Sub, &[one, s]);
+    let d = g(b, SmoothOp::Mul, &[s, om]);
+    g(b, SmoothOp::Mul, &[dy, d])
+}
+
 /// Adds a gate to a smooth circuit.
 fn g(b: &mut CircuitBuilder<SmoothOp>, op: SmoothOp, ins: &[WireId]) -> WireId {
     b.gate(op, ins)
@@ -521,20 +530,10 @@ impl ReverseRules for SmoothOp {
             O::Exp => vec![Some(g(b, O::Mul, &[dy, y]))],
             O::Relu => vec![Some(g(b, O::ReluBack, &[x[0], dy]))],
             O::ReluBack => vec![None, Some(g(b, O::ReluBack, &[x[0], dy]))],
-            O::Sigmoid => {
-                // dy * y * (1 - y)
-                let one = g(b, O::constant(1.0), &[]);
-                let om = g(b, O::Sub, &[one, y]);
-                let d = g(b, O::Mul, &[y, om]);
-                vec![Some(g(b, O::Mul, &[dy, d]))]
-            }
+            O::Sigmoid => vec![Some(sigmoid_back(b, y, dy))],
             O::StraightThroughStep => {
-                // dy * s * (1 - s), s = sigmoid(x)
                 let s = g(b, O::Sigmoid, &[x[0]]);
-                let one = g(b, O::constant(1.0), &[]);
-                let om = g(b, O::Sub, &[one, s]);
-                let d = g(b, O::Mul, &[s, om]);
-                vec![Some(g(b, O::Mul, &[dy, d]))]
+                vec![Some(sigmoid_back(b, s, dy))]
             }
             O::Tanh => {
                 // dy * (1 - y^2)
