@@ -27,6 +27,16 @@ fn train(
     RelaxedReport { logits, history: report.history }
 }
 
+/// Hard gate tables: in each gate's 16 logits, its most likely function's far above the
+/// others.
+fn harden_gates(table_logits: &mut [f32]) {
+    for node in table_logits.chunks_exact_mut(16) {
+        let f = argmax(node);
+        node.fill(-1000.0);
+        node[f] = 0.0;
+    }
+}
+
 fn random_inputs(rows: usize, examples: usize, seed: u64) -> BitMatrix {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let ex: Vec<Vec<bool>> = (0..examples).map(|_| (0..rows).map(|_| rng.random()).collect()).collect();
@@ -96,12 +106,7 @@ fn a_hard_input_choice_is_the_learned_wiring() {
         w.fill(-1000.0);
         w[(m * 7) % 4] = 0.0;
     }
-    // Hard tables: one function's logit far above the others.
-    for node in logits[..tables].chunks_exact_mut(16) {
-        let f = argmax(node);
-        node.fill(-1000.0);
-        node[f] = 0.0;
-    }
+    harden_gates(&mut logits[..tables]);
     let learned = net.learned_wiring(&logits);
     assert_eq!(learned.len(), 1);
     assert_eq!(learned[0].len(), 30 * 2);
@@ -407,11 +412,7 @@ fn hard_choices_in_every_layer_are_the_learned_wiring() {
             }
             at += 60 * c;
         }
-        for node in logits[..tables].chunks_exact_mut(16) {
-            let f = argmax(node);
-            node.fill(-1000.0);
-            node[f] = 0.0;
-        }
+        harden_gates(&mut logits[..tables]);
         let learned = net.learned_wiring(&logits);
         assert_eq!(learned.len(), 3);
         assert_eq!(learned[0].is_empty(), first == 1, "a layer without a choice keeps its seeded wiring");

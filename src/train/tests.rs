@@ -76,12 +76,10 @@ fn a_checkpoint_of_another_model_is_refused() {
     assert!(e.to_string().contains("rule rda"), "{e}");
 }
 
-#[test]
-fn relaxed_training_resumes_exactly_through_every_phase() {
-    let (x, labels) = iris_bits();
-    let spec = RelaxedSpec::parse("gates:24x2", 3).unwrap();
-    let net = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap().with_input_choice(4, 1);
-    let p = RelaxedParams {
+/// A short relaxed run through every phase: narrowing after 2 of 6 epochs, the hard
+/// choice for the last 2, straight-through for the last.
+fn every_phase() -> RelaxedParams {
+    RelaxedParams {
         epochs: 6,
         batch: 32,
         lr: 0.05,
@@ -93,7 +91,15 @@ fn relaxed_training_resumes_exactly_through_every_phase() {
         hard_choice_epochs: 2,
         hard_gate_epochs: 1,
         ..RelaxedParams::default()
-    };
+    }
+}
+
+#[test]
+fn relaxed_training_resumes_exactly_through_every_phase() {
+    let (x, labels) = iris_bits();
+    let spec = RelaxedSpec::parse("gates:24x2", 3).unwrap();
+    let net = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap().with_input_choice(4, 1);
+    let p = every_phase();
     let schedule = Schedule::of(&p, true);
     assert_eq!(
         schedule.0,
@@ -120,19 +126,7 @@ fn training_only_the_reachable_gates_gives_the_same_logits() {
     let (x, labels) = iris_bits();
     // A last layer of 6 gates reads at most 12 of the 60 before it.
     let spec = RelaxedSpec::parse("gates:60x3:6", 3).unwrap();
-    let p = RelaxedParams {
-        epochs: 6,
-        batch: 32,
-        lr: 0.05,
-        tau: 2.0,
-        seed: 3,
-        residual: 1.0,
-        cosine: true,
-        narrow_after: 2,
-        narrow_to: 2,
-        hard_choice_epochs: 2,
-        hard_gate_epochs: 1,
-    };
+    let p = RelaxedParams { residual: 1.0, ..every_phase() };
     let seeded = RelaxedNet::build(spec, x.rows(), 3, 1).unwrap();
     let first = seeded.clone().with_input_choice(4, 1);
     let every_layer = first.clone().with_hidden_choice(3, 1, None).unwrap();
