@@ -20,23 +20,13 @@ fresh random order. Prints one JSON object.
 """
 
 import argparse
-import gzip
 import json
 import os
 import time
 
 import torch
 
-
-def read_idx(path):
-    if not os.path.exists(path):
-        path += ".gz"
-    with (gzip.open(path) if path.endswith(".gz") else open(path, "rb")) as f:
-        raw = f.read()
-    ndims = raw[3]
-    dims = [int.from_bytes(raw[4 + 4 * i: 8 + 4 * i], "big") for i in range(ndims)]
-    data = torch.frombuffer(bytearray(raw[4 + 4 * ndims:]), dtype=torch.uint8)
-    return data.reshape(dims)
+from torch_mlp import read_idx  # the IDX reader beside this script
 
 
 def encode_uniform(pixels, bits):

@@ -14,6 +14,9 @@ import torch
 
 
 def read_idx(path):
+    """An IDX file as a uint8 tensor of its shape; `path` or, when it is missing, `path.gz`."""
+    if not os.path.exists(path):
+        path += ".gz"
     with (gzip.open(path) if path.endswith(".gz") else open(path, "rb")) as f:
         raw = f.read()
     ndims = raw[3]
