@@ -10,6 +10,7 @@ use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::{ModelFile, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::head::{accuracy, classes_of_indices};
+use crate::learn::input_care::{CareFill, fill_input_dont_cares};
 use crate::learn::predict::predict;
 use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
@@ -152,6 +153,9 @@ pub struct Trained {
     pub dataset: String,
     /// Class names, in label order.
     pub class_names: Vec<String>,
+    /// The first layer's tables changed on inputs the encoder never produces (bit models
+    /// over numeric features; see [`fill_input_dont_cares`]).
+    pub input_care: Option<CareFill>,
     /// Training labels.
     pub train_labels: Vec<u32>,
     /// Test labels.
@@ -622,8 +626,17 @@ pub fn train(
         }
     };
     let (x_train, x_test) = x.unzip();
+    let mut model = model;
+    let input_care = match &mut model {
+        TrainedModel::Bool { net, params, encoder, .. }
+        | TrainedModel::Relaxed { discrete: net, params, encoder, .. } => {
+            fill_first_layer(net, params, encoder)
+        }
+        TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => None,
+    };
     Ok(Trained {
         model,
+        input_care,
         stop,
         epochs: epoch_seconds.len(),
         epoch_seconds,
@@ -634,6 +647,13 @@ pub fn train(
         train_labels: train.labels.clone(),
         test_labels: test.labels.clone(),
     })
+}
+
+/// The encoder's don't-cares filled into the first layer's tables of `net`
+/// ([`fill_input_dont_cares`]); `None` for Boolean inputs or a network without LUT layers.
+fn fill_first_layer(net: &Network, params: &mut [bool], encoder: &Encoder) -> Option<CareFill> {
+    let layers = net.layers.as_ref().filter(|l| l.n_params() == params.len())?;
+    Some(fill_input_dont_cares(layers, params, &encoder.bit_rules()?))
 }
 
 /// GroupSum temperature when `--tau` is not given: the square root of the group size, so
@@ -840,6 +860,17 @@ pub fn metrics(
             o.insert("loss_history".into(), json!(losses));
         }
         _ => {}
+    }
+    if let Some(c) = &trained.input_care {
+        o.insert(
+            "input_dont_cares".into(),
+            json!({
+                "luts_with_dont_cares": c.luts_with_dont_cares,
+                "luts_changed": c.luts_changed,
+                "table_ands_before": c.table_ands.0,
+                "table_ands_after": c.table_ands.1,
+            }),
+        );
     }
     m
 }

@@ -163,6 +163,13 @@ pub fn instantiate4(g: &mut Aig, t: u16, leaves: &[Lit]) -> Lit {
     if out { !o } else { o }
 }
 
+/// AND nodes of the smallest structure the table has for the 4-input function `t`
+/// (truth table over inputs 0..4, entry `i` for input `j` = bit `j` of `i`).
+#[must_use]
+pub fn and_count4(t: u16) -> usize {
+    class_structures()[Npn4::get().classify(t).0].n_ands()
+}
+
 /// DAG-aware rewriting of `aig`.
 #[must_use]
 pub fn rewrite(aig: &Aig, params: &RewriteParams) -> (Aig, LocalStats) {
