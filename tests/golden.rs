@@ -100,7 +100,7 @@ fn the_fashion_mnist_rda_recipe_is_pinned() {
 /// The relaxed recipe: 4-input LUTs since 2026-12-03 (BENCHMARKS.md), and the gate
 /// network it replaced, which stays pinned through the same preset with its model and tau.
 /// Re-pinned (both, and the relaxed pins of `common::pinned`) when the first layer's
-/// tables began to take the encoder's don't-cares (`learn::input_care`): the same
+/// tables began to take the encoder's don't-cares (`pass::input_care`): the same
 /// training, tables changed only where no encoded input reads them.
 #[test]
 fn the_fashion_mnist_relaxed_recipe_is_pinned() {

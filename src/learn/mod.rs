@@ -5,7 +5,6 @@ pub mod c45;
 pub mod cv;
 pub mod fixed;
 pub mod head;
-pub mod input_care;
 pub mod local;
 pub mod network;
 pub mod portfolio;

@@ -22,6 +22,7 @@ pub mod exact;
 pub mod factor;
 mod fraig;
 pub(crate) mod graph;
+pub mod input_care;
 mod local;
 mod lower;
 mod options;

@@ -10,11 +10,11 @@ use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::{ModelFile, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::head::{accuracy, classes_of_indices};
-use crate::learn::input_care::{CareFill, fill_input_dont_cares};
 use crate::learn::predict::predict;
 use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
 use crate::pass::LowerParams;
+use crate::pass::input_care::{CareFill, fill_input_dont_cares};
 use crate::pass::{self, BudgetReport, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};
@@ -154,7 +154,7 @@ pub struct Trained {
     /// Class names, in label order.
     pub class_names: Vec<String>,
     /// The first layer's tables changed on inputs the encoder never produces (bit models
-    /// over numeric features; see [`fill_input_dont_cares`]).
+    /// over numeric features; see [`fill_input_dont_cares`](crate::fill_input_dont_cares)).
     pub input_care: Option<CareFill>,
     /// Training labels.
     pub train_labels: Vec<u32>,
@@ -628,6 +628,8 @@ pub fn train(
     let (x_train, x_test) = x.unzip();
     let mut model = model;
     let input_care = match &mut model {
+        // The hardware trainer's parameters stay exactly what the exported trainer computes.
+        TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. } => None,
         TrainedModel::Bool { net, params, encoder, .. }
         | TrainedModel::Relaxed { discrete: net, params, encoder, .. } => {
             fill_first_layer(net, params, encoder)

@@ -7,9 +7,9 @@
 //! inputs, the filling whose function has the smallest AIG in the rewriting table. The
 //! network's outputs stay the same on every encoded input, training and test alike.
 
+use super::rewrite::and_count4;
 use crate::data::BitRule;
 use crate::domain::LutLayers;
-use crate::pass::rewrite::and_count4;
 
 /// What [`fill_input_dont_cares`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
