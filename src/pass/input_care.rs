@@ -47,31 +47,24 @@ pub fn fill_input_dont_cares(
     let k = first.k;
     for (lut, sources) in first.sources.chunks_exact(k).enumerate() {
         let table = &mut params[lut << k..(lut + 1) << k];
-        let care = care_mask(sources, rules);
         let old = pack(table);
+        // Entries no encoded input reads (`k <= 4`: at most 16 entries).
+        let free = !care_mask(sources, rules) & ((1u32 << (1 << k)) - 1);
         let before = and_count4(widen(old, k));
-        let free = !care & low_bits(1 << k);
+        fill.table_ands.0 += before;
         if free == 0 || free.count_ones() > MAX_FREE_ENTRIES {
-            fill.table_ands.0 += before;
             fill.table_ands.1 += before;
             continue;
         }
         fill.luts_with_dont_cares += 1;
+        // Every non-empty subset of the free entries flipped, against the table as it is.
         let mut best = (before, 0u32, old);
-        // Every subset of the free entries, flipped.
         let mut flip = free;
-        loop {
+        while flip != 0 {
             let t = old ^ flip;
-            let key = (and_count4(widen(t, k)), flip.count_ones(), t);
-            if key < best {
-                best = key;
-            }
-            if flip == 0 {
-                break;
-            }
+            best = best.min((and_count4(widen(t, k)), flip.count_ones(), t));
             flip = (flip - 1) & free;
         }
-        fill.table_ands.0 += before;
         fill.table_ands.1 += best.0;
         if best.2 != old {
             fill.luts_changed += 1;
@@ -106,10 +99,6 @@ fn care_mask(sources: &[u32], rules: &[(usize, BitRule)]) -> u32 {
         care |= u32::from(possible) << a;
     }
     care
-}
-
-fn low_bits(n: u32) -> u32 {
-    if n >= 32 { u32::MAX } else { (1 << n) - 1 }
 }
 
 /// A table as a mask, entry `i` at bit `i`.
