@@ -31,11 +31,26 @@ pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
 
 /// Loads the data of `cfg`: image data (`fashion-mnist`, an IDX directory) with its own
 /// test split, otherwise `--data` split (stratified, from the seed) or paired with `--test`.
+/// With `--valid-fold I/F` the training examples are cut into `F` contiguous folds and fold
+/// `I` takes the test split's place (in `data.test` and, for image data, in
+/// `data.images`'s splits); the test split is then not evaluated (image data's is read
+/// with the training images, a `--test` file is not read).
 ///
 /// # Errors
-/// Unreadable or malformed data.
+/// Unreadable or malformed data; a `--valid-fold` with more folds than training examples.
 pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
-    if let Some(img) = images::load(&cfg.data, cfg.test.as_deref())? {
+    if let Some(mut img) = images::load(&cfg.data, cfg.test.as_deref())? {
+        if let Some(fold) = cfg.valid_fold {
+            let (rest, held) = fold_split(fold, img.splits.train.labels.len())?;
+            let train = &img.splits.train;
+            img.test_source = format!(
+                "validation fold {fold} of {}'s training images ({} examples); the test split is not evaluated",
+                img.name,
+                held.len()
+            );
+            img.splits =
+                crate::data::idx::ImageSplits { test: train.select(&held), train: train.select(&rest) };
+        }
         let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
         let grid = PixelGrid { width: img.splits.train.images.cols, height: img.splits.train.images.rows };
         return Ok(TrainData {
@@ -48,14 +63,43 @@ pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
         });
     }
     let ds = data::load_dataset(&cfg.data)?;
-    let (train, test, test_source) = if let Some(t) = &cfg.test {
-        (ds, data::load_dataset(t)?, t.clone())
-    } else {
-        let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
-        let src = format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);
-        (ds.subset(&tr), ds.subset(&te), src)
+    let (train, test, test_source) = match (&cfg.test, cfg.valid_fold) {
+        (Some(t), None) => (ds, data::load_dataset(t)?, t.clone()),
+        (None, None) => {
+            let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
+            let src =
+                format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);
+            (ds.subset(&tr), ds.subset(&te), src)
+        }
+        (test_file, Some(fold)) => {
+            let (part, test_split) = match test_file {
+                Some(t) => (ds, format!("the test set {t} is not read")),
+                None => {
+                    let (tr, _) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
+                    let pct = cfg.test_fraction * 100.0;
+                    let held =
+                        format!("the stratified {pct:.0}% test split (seed {}) is not evaluated", cfg.seed);
+                    (ds.subset(&tr), held)
+                }
+            };
+            let (rest, held) = fold_split(fold, part.n_examples())?;
+            let src = format!(
+                "validation fold {fold} of the {} training examples of {} ({} examples); {test_split}",
+                part.n_examples(),
+                cfg.data,
+                held.len()
+            );
+            (part.subset(&rest), part.subset(&held), src)
+        }
     };
     Ok(TrainData { name: train.name.clone(), train, test, test_source, grid: None, images: None })
+}
+
+/// The training and held-out examples of `--valid-fold` over `n` training examples.
+fn fold_split(fold: data::ValidFold, n: usize) -> Result<(Vec<usize>, Vec<usize>), PipelineError> {
+    fold.split(n).map_err(|e| {
+        PipelineError::Config(super::ConfigError { option: "--valid-fold".into(), message: e.to_string() })
+    })
 }
 
 /// The run directory of `cfg` on `data`: `--out`, or `runs/<data name>`.
@@ -739,6 +783,8 @@ pub fn synthesize(cfg: &TrainConfig, trained: &Trained) -> Result<Option<Synthes
 /// What `metrics.json` holds: the common fields (`dataset, domain, model, optimizer,
 /// training_path, epochs, stop, seed, train_accuracy, test_accuracy, gates, and_nodes,
 /// params, seconds`, ...) and each domain's own; `icarus` is the hardware check's outcome.
+/// With `--valid-fold` every `test_*` figure is the held-out fold's, `test_source` names
+/// it and `validation` holds `{"fold": I, "folds": F}`.
 #[must_use]
 pub fn metrics(
     cfg: &TrainConfig,
@@ -812,6 +858,10 @@ pub fn metrics(
     o.insert("train_examples".into(), json!(data.train.n_examples()));
     o.insert("test_examples".into(), json!(data.test.n_examples()));
     o.insert("test_source".into(), json!(data.test_source));
+    // `test_*` figures are the held-out fold's: say so (no key without a fold).
+    if let Some(f) = cfg.valid_fold {
+        o.insert("validation".into(), json!({ "fold": f.index(), "folds": f.folds() }));
+    }
     o.insert("train_accuracy".into(), json!(train_accuracy));
     o.insert("test_accuracy".into(), json!(test_accuracy));
     o.insert("and_nodes".into(), json!(synth.map(|s| s.aig.n_ands())));
