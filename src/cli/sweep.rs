@@ -2,7 +2,9 @@
 //! configurations, each into its own run directory `DIR/pNNN/` (the files `train` writes),
 //! and tabulates them in `DIR/results.tsv` (one row per point: its grid values, test
 //! accuracy, AND nodes, seconds). Every option of every point is checked before any
-//! training starts. The grid file is TOML:
+//! training starts. With `valid-fold` (in the grid, `[set]` or base) a `held_out` column
+//! says what each point's `test_accuracy` scored: `valid I/F`, its validation fold of the
+//! training examples (the test split untouched), or `test`. The grid file is TOML:
 //!
 //! ```toml
 //! base = "wine.toml"   # optional: a `train --config` file (relative to this file)
@@ -260,8 +262,12 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     let grid = read_grid(&a.grid, &a.out)?;
     let world = crate::dist::comm_world();
     let root = world.rank() == 0;
+    // Points that hold out a validation fold score it, not the test split: a `held_out`
+    // column says which (`test_accuracy` keeps its name, as in metrics.json).
+    let validation = grid.options.iter().any(|o| o.valid_fold.is_some());
     let header = std::iter::once("point".to_owned())
         .chain(grid.keys.iter().map(|(k, _)| k.clone()))
+        .chain(validation.then(|| HELD_OUT.to_owned()))
         .chain(["test_accuracy", "and_nodes", "seconds"].map(String::from))
         .collect::<Vec<_>>()
         .join("\t");
@@ -343,8 +349,10 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let m = &run.metrics;
         let accuracy = m["test_accuracy"].as_f64().map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
         let ands = m["and_nodes"].as_u64().map_or_else(|| "-".to_owned(), |v| v.to_string());
+        let held = validation.then(|| held_out(m));
         let row = std::iter::once(name)
             .chain(row_cells(p))
+            .chain(held)
             .chain([accuracy, ands, format!("{:.2}", t0.elapsed().as_secs_f64())])
             .collect::<Vec<_>>()
             .join("\t");
@@ -356,8 +364,9 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let n = cols.len();
         let values: Vec<String> =
             grid.keys.iter().zip(&cols[1..n - 3]).map(|((k, _), v)| format!("{k}={v}")).collect();
+        let held = if validation { cols[n - 4] } else { "test" };
         bar.set_message(format!(
-            "{} {}: test {}, {} AND nodes, {}s",
+            "{} {}: {held} {}, {} AND nodes, {}s",
             cols[0],
             values.join(" "),
             cols[n - 3],
@@ -371,22 +380,40 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     crate::dist::run_jobs(&*world, &todo, work, done).context("sweep")?;
     bar.finish_and_clear();
     if root {
-        print_summary(&table, grid.keys.len());
+        print_summary(&table, grid.keys.len(), validation);
     }
     Ok(())
 }
 
-/// The closing line: points, the best test accuracy and where it is.
-fn print_summary(table: &ResultsTable, n_keys: usize) {
+/// The `results.tsv` column naming what a point's `test_accuracy` scored (present when a
+/// point holds out a validation fold).
+const HELD_OUT: &str = "held_out";
+
+/// A point's `held_out` cell: `valid I/F` (its validation fold) or `test`.
+fn held_out(metrics: &serde_json::Value) -> String {
+    match metrics.get("validation") {
+        Some(v) => format!("valid {}/{}", v["fold"], v["folds"]),
+        None => "test".to_owned(),
+    }
+}
+
+/// The closing line: points, the best held-out accuracy (test, or validation folds) and
+/// where it is.
+fn print_summary(table: &ResultsTable, n_keys: usize, validation: bool) {
     let rows = table.rows();
+    let column = n_keys + 1 + usize::from(validation);
     let best = rows
         .iter()
         .filter_map(|r| {
             let cols: Vec<&str> = r.split('\t').collect();
-            Some((cols.get(n_keys + 1)?.parse::<f64>().ok()?, cols[0].to_owned()))
+            let held = if validation { cols.get(column - 1)? } else { "test" };
+            Some((cols.get(column)?.parse::<f64>().ok()?, cols[0].to_owned(), held.to_owned()))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-    let best = best.map_or(String::new(), |(acc, p)| format!(", best test accuracy {acc:.4} ({p})"));
+    let best = best.map_or(String::new(), |(acc, p, held)| match held.as_str() {
+        "test" => format!(", best test accuracy {acc:.4} ({p})"),
+        fold => format!(", best held-out accuracy {acc:.4} ({p}, {fold})"),
+    });
     println!("{} points{best}; wrote {}", rows.len(), table.path().display());
 }
 
