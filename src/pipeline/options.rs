@@ -36,12 +36,12 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_fraction: Option<f64>,
-    /// Hold out a validation fold instead of testing: the training examples (image
-    /// data's training images; otherwise what --test or --test-fraction leaves for
-    /// training), in the order loaded, cut into F contiguous folds of near-equal size;
-    /// fold I (1 <= I <= F, F >= 2) takes the test split's place in every output and the
-    /// others train. The test split is not evaluated. For choosing settings (`sweep`
-    /// over valid-fold = ["1/5", "2/5", ...]) without looking at the test split.
+    /// Choose settings without the test split: the training examples (image data's
+    /// training images; otherwise what --test or --test-fraction leaves), in the order
+    /// loaded, cut into F contiguous folds of near-equal size; the others train and fold I
+    /// (1 <= I <= F, F >= 2) is scored in the test split's place, which is not evaluated.
+    /// Data sorted by class (iris, wine) give folds of one class. `sweep` over valid-fold =
+    /// ["1/5", "2/5", ...] tabulates the folds.
     #[arg(long, value_name = "I/F")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub valid_fold: Option<String>,
