@@ -81,6 +81,10 @@ fn a_bad_point_is_one_line_with_file_and_line_before_any_training() {
     assert!(stderr(&o).contains("base.toml:2: "), "{}", stderr(&o));
 }
 
+fn row_accuracy(row: &[&str]) -> f64 {
+    row[4].parse().unwrap()
+}
+
 /// A grid over `valid-fold` is a selection harness: each point holds out its fold of the
 /// training examples, `results.tsv` says so in `held_out`, and `test_accuracy` is the fold's.
 #[test]
@@ -109,5 +113,8 @@ fn a_sweep_over_validation_folds_tabulates_held_out_accuracies() {
     }
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(out.contains("best held-out accuracy") && out.contains(", valid "), "{out}");
+    // The figure to choose by: each setting's mean over its folds.
+    let mean = (row_accuracy(&rows[1]) + row_accuracy(&rows[2])) / 2.0;
+    assert!(out.contains(&format!("best mean over valid-fold {mean:.4} (seed=0, 2 folds)")), "{out}");
     assert!(stderr(&o).contains(": valid 1/3 "), "progress names the fold: {}", stderr(&o));
 }
