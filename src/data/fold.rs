@@ -4,7 +4,7 @@
 //!
 //! Contiguous, not shuffled: `6/6` of Fashion-MNIST's 60,000 training images is exactly
 //! its last 10,000, the validation split of the examples and of BENCHMARKS.md. A file sorted
-//! by class gives folds of few classes; shuffle such a file, or use `--test-fraction`.
+//! by class (as Iris and wine are) gives folds of one or two classes: shuffle it first.
 
 use std::ops::Range;
 
