@@ -1,10 +1,10 @@
-//! A validation fold (`train --valid-fold I/F`): the examples `0..n`, in the order they
-//! were loaded, cut into `F` contiguous folds whose sizes differ by at most one (the first
-//! `n mod F` folds hold one example more), and fold `I` (from 1) held out.
-//!
-//! Contiguous, not shuffled: `6/6` of Fashion-MNIST's 60,000 training images is exactly
-//! its last 10,000, the validation split of the examples and of BENCHMARKS.md. A file sorted
-//! by class (as Iris and wine are) gives folds of one or two classes: shuffle it first.
+//! A validation fold (`train --valid-fold I/F`): the examples of each class, in the order
+//! they were loaded, cut into `F` contiguous parts whose sizes differ by at most one (the
+//! first `n_c mod F` parts one example longer), and part `I` (from 1) of every class held
+//! out together: stratified folds without shuffling, as scikit-learn's `StratifiedKFold`
+//! makes them, so every fold has the classes in the proportions of the whole even for a
+//! file sorted by class (as Iris and wine are), and the folds do not depend on the seed
+//! (runs of different seeds are compared on the same examples).
 
 use std::ops::Range;
 
@@ -35,8 +35,8 @@ pub enum FoldError {
         /// `F`.
         folds: usize,
     },
-    /// More folds than examples: some fold would be empty.
-    #[error("{folds} folds of {examples} training example{s}: some would be empty (at most {examples} folds)", s = if *examples == 1 { "" } else { "s" })]
+    /// More folds than examples, or a fold that holds out nothing or everything.
+    #[error("fold {index} of {folds} over {examples} training example{s}: it would hold out nothing or leave nothing to train on (at most {examples} folds, fewer for small classes)", s = if *examples == 1 { "" } else { "s" })]
     Empty {
         /// `I`.
         index: usize,
@@ -75,8 +75,8 @@ impl ValidFold {
         self.folds
     }
 
-    /// The held-out examples of `0..n`: fold `I` of `F` contiguous folds, the first
-    /// `n mod F` of them one example longer.
+    /// Part `I` of `n` examples in order: of `F` contiguous parts, the first `n mod F` of
+    /// them one example longer.
     #[must_use]
     pub fn range(self, n: usize) -> Range<usize> {
         let (size, extra) = (n / self.folds, n % self.folds);
@@ -84,18 +84,33 @@ impl ValidFold {
         start(self.index - 1)..start(self.index)
     }
 
-    /// The examples of `0..n` to train on and the held-out ones, both ascending.
+    /// The examples to train on and the held-out ones, both ascending, of examples whose
+    /// classes are `classes`: part `I` ([`range`](Self::range)) of each class's examples.
     ///
     /// # Errors
-    /// [`FoldError::Empty`] when `n < F` (some fold would be empty; with `F <= n` every fold
-    /// holds at least one example and, as `F >= 2`, leaves at least one to train on).
-    pub fn split(self, n: usize) -> Result<(Vec<usize>, Vec<usize>), FoldError> {
+    /// [`FoldError::Empty`] when there are fewer examples than folds, or the fold holds
+    /// out no example (every class smaller than `I`).
+    pub fn split<K: Ord + Copy>(self, classes: &[K]) -> Result<(Vec<usize>, Vec<usize>), FoldError> {
+        let n = classes.len();
+        let empty = FoldError::Empty { index: self.index, folds: self.folds, examples: n };
         if n < self.folds {
-            return Err(FoldError::Empty { index: self.index, folds: self.folds, examples: n });
+            return Err(empty);
         }
-        let held = self.range(n);
-        let train = (0..held.start).chain(held.end..n).collect();
-        Ok((train, held.collect()))
+        let mut by_class: std::collections::BTreeMap<K, Vec<usize>> = std::collections::BTreeMap::new();
+        for (e, &c) in classes.iter().enumerate() {
+            by_class.entry(c).or_default().push(e);
+        }
+        let mut held_out = vec![false; n];
+        for members in by_class.values() {
+            for &e in &members[self.range(members.len())] {
+                held_out[e] = true;
+            }
+        }
+        let (held, train): (Vec<usize>, Vec<usize>) = (0..n).partition(|&e| held_out[e]);
+        if held.is_empty() || train.is_empty() {
+            return Err(empty);
+        }
+        Ok((train, held))
     }
 }
 
@@ -132,44 +147,59 @@ mod tests {
     }
 
     #[test]
-    fn folds_are_contiguous_near_equal_and_cover_every_example_once() {
+    fn parts_are_contiguous_near_equal_and_cover_every_example_once() {
         for n in [2usize, 3, 7, 10, 11, 103, 150] {
             for folds in 2..=n.min(12) {
-                let mut seen = vec![0usize; n];
                 let mut next = 0;
                 let mut sizes = Vec::new();
                 for index in 1..=folds {
-                    let f = ValidFold::new(index, folds).unwrap();
-                    let r = f.range(n);
-                    // Contiguous and in order: each fold starts where the last one ended.
-                    assert_eq!(r.start, next, "n {n}, {f}");
+                    let r = ValidFold::new(index, folds).unwrap().range(n);
+                    assert_eq!(r.start, next, "n {n}, {index}/{folds}: contiguous and in order");
                     next = r.end;
                     sizes.push(r.len());
-                    let (train, held) = f.split(n).unwrap();
-                    assert_eq!(held, r.clone().collect::<Vec<_>>(), "n {n}, {f}");
-                    assert_eq!(train.len() + held.len(), n);
-                    assert!(train.windows(2).all(|w| w[0] < w[1]) && !train.is_empty());
-                    assert!(train.iter().all(|t| !r.contains(t)), "n {n}, {f}");
-                    for e in held {
-                        seen[e] += 1;
-                    }
                 }
                 assert_eq!(next, n, "n {n}, {folds} folds end at n");
-                assert!(seen.iter().all(|&c| c == 1), "n {n}, {folds} folds: every example held out once");
                 let (lo, hi) = (sizes.iter().min().unwrap(), sizes.iter().max().unwrap());
                 assert!(hi - lo <= 1 && *lo >= 1, "n {n}, {folds} folds: sizes {sizes:?}");
-                // The longer folds come first.
-                assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "{sizes:?}");
+                assert!(sizes.windows(2).all(|w| w[0] >= w[1]), "the longer parts first: {sizes:?}");
             }
         }
     }
 
     #[test]
-    fn the_last_of_six_folds_of_fashion_mnist_is_its_last_10000_images() {
-        assert_eq!(fold("6/6").range(60_000), 50_000..60_000);
-        assert_eq!(fold("1/6").range(60_000), 0..10_000);
+    fn folds_are_stratified_and_hold_out_every_example_once() {
+        // A file sorted by class, as Iris is, and one whose classes interleave.
+        let sorted: Vec<u32> = (0..3).flat_map(|c| std::iter::repeat_n(c, 35)).collect();
+        let mixed: Vec<u32> = (0..103u32).map(|e| e * 7 % 4).collect();
+        for classes in [&sorted, &mixed] {
+            for folds in [2usize, 3, 5, 10] {
+                let mut seen = vec![0usize; classes.len()];
+                for index in 1..=folds {
+                    let f = ValidFold::new(index, folds).unwrap();
+                    let (train, held) = f.split(classes).unwrap();
+                    assert_eq!(train.len() + held.len(), classes.len());
+                    assert!(train.windows(2).all(|w| w[0] < w[1]) && held.windows(2).all(|w| w[0] < w[1]));
+                    for c in 0..4u32 {
+                        let members: Vec<usize> = (0..classes.len()).filter(|&e| classes[e] == c).collect();
+                        let mine: Vec<usize> = held.iter().copied().filter(|&e| classes[e] == c).collect();
+                        // Part I of the class's examples, in load order.
+                        assert_eq!(mine, members[f.range(members.len())], "{f}, class {c}");
+                    }
+                    held.iter().for_each(|&e| seen[e] += 1);
+                }
+                assert!(seen.iter().all(|&c| c == 1), "{folds} folds: every example held out once");
+            }
+        }
+    }
+
+    #[test]
+    fn a_fold_of_a_sorted_file_holds_every_class() {
+        let sorted: Vec<u32> = (0..3).flat_map(|c| std::iter::repeat_n(c, 35)).collect();
+        let (_, held) = fold("2/3").split(&sorted).unwrap();
+        assert_eq!(held, [12..24, 47..59, 82..94].into_iter().flatten().collect::<Vec<_>>());
         assert_eq!(fold("2/3").range(10), 4..7);
         assert_eq!(fold("3/3").range(10), 7..10);
+        assert_eq!(fold("6/6").range(6000), 5000..6000);
     }
 
     #[test]
@@ -189,8 +219,10 @@ mod tests {
             assert_eq!(text.parse::<ValidFold>(), Err(want), "{text}");
         }
         assert_eq!(fold(" 2 / 5 ").to_string(), "2/5");
-        assert_eq!(fold("4/5").split(3), Err(FoldError::Empty { index: 4, folds: 5, examples: 3 }));
-        assert!(fold("1/5").split(3).is_err(), "five folds of three examples: two would be empty");
-        assert!(fold("2/2").split(1).is_err());
+        assert_eq!(fold("4/5").split(&[0, 1, 0]), Err(FoldError::Empty { index: 4, folds: 5, examples: 3 }));
+        assert!(fold("1/5").split(&[0, 0, 0]).is_err(), "five folds of three examples: two would be empty");
+        assert!(fold("2/2").split(&[0]).is_err());
+        // Two classes of one example each: fold 2 of 2 holds out nothing, fold 1 everything.
+        assert!(fold("2/2").split(&[0, 1]).is_err() && fold("1/2").split(&[0, 1]).is_err());
     }
 }

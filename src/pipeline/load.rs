@@ -7,8 +7,8 @@ use crate::learn::relaxed::PixelGrid;
 
 /// Loads the data of `cfg`: image data (`fashion-mnist`, an IDX directory) with its own
 /// test split, otherwise `--data` split (stratified, from the seed) or paired with `--test`.
-/// With `--valid-fold I/F` the training examples are cut into `F` contiguous folds and fold
-/// `I` takes the test split's place (in `data.test` and, for image data, in
+/// With `--valid-fold I/F` each class's training examples are cut into `F` contiguous parts
+/// and part `I` of every class (the fold) takes the test split's place (in `data.test` and, for image data, in
 /// `data.images`'s splits); the test split is then read (and checked) but not evaluated.
 ///
 /// # Errors
@@ -16,12 +16,12 @@ use crate::learn::relaxed::PixelGrid;
 pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
     if let Some(mut img) = images::load(&cfg.data, cfg.test.as_deref())? {
         if let Some(fold) = cfg.valid_fold {
-            let (rest, held) = fold_split(fold, img.splits.train.labels.len())?;
+            let (rest, held) = fold_split(fold, &img.splits.train.labels)?;
             let train = &img.splits.train;
             img.test_source = format!(
-                "validation fold {fold} of {}'s training images ({} examples); the test split is not evaluated",
+                "validation fold {fold} of {}'s training images ({}); the test split is not evaluated",
                 img.name,
-                held.len()
+                examples(held.len())
             );
             img.splits = data::idx::ImageSplits { test: train.select(&held), train: train.select(&rest) };
         }
@@ -60,12 +60,12 @@ pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
                     (ds.subset(&tr), held)
                 }
             };
-            let (rest, held) = fold_split(fold, part.n_examples())?;
+            let (rest, held) = fold_split(fold, &part.labels)?;
             let src = format!(
-                "validation fold {fold} of the {} training examples of {} ({} examples); {test_split}",
+                "validation fold {fold} of the {} training examples of {} ({}); {test_split}",
                 part.n_examples(),
                 cfg.data,
-                held.len()
+                examples(held.len())
             );
             (part.subset(&rest), part.subset(&held), src)
         }
@@ -73,9 +73,18 @@ pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
     Ok(TrainData { name: train.name.clone(), train, test, test_source, grid: None, images: None })
 }
 
-/// The training and held-out examples of `--valid-fold` over `n` training examples.
-fn fold_split(fold: ValidFold, n: usize) -> Result<(Vec<usize>, Vec<usize>), PipelineError> {
-    fold.split(n).map_err(|e| {
+/// The training and held-out examples of `--valid-fold` over training examples of the
+/// classes `classes` (stratified: part I of each class's examples).
+fn fold_split<K: Ord + Copy>(
+    fold: ValidFold,
+    classes: &[K],
+) -> Result<(Vec<usize>, Vec<usize>), PipelineError> {
+    fold.split(classes).map_err(|e| {
         PipelineError::Config(super::ConfigError { option: "--valid-fold".into(), message: e.to_string() })
     })
+}
+
+/// `n examples`, or `1 example`.
+fn examples(n: usize) -> String {
+    format!("{n} example{}", if n == 1 { "" } else { "s" })
 }
