@@ -55,10 +55,10 @@ pub use data::idx::{
     read_image_dir, read_images, read_labels,
 };
 pub use data::{
-    BUILTIN_NAMES, BitRule, DataError, Dataset, Encoder, Encoding, Features, MAX_ENCODED_BITS,
-    MAX_TEXT_BYTES, MemoryLimit, builtin, decode_text, first_per_class, load_dataset, load_dataset_within,
-    parse_csv, parse_pla, random_split, read_csv, read_csv_within, read_pla, read_pla_within,
-    stratified_split,
+    BUILTIN_NAMES, BitRule, DataError, Dataset, Encoder, Encoding, Features, FoldError, MAX_ENCODED_BITS,
+    MAX_TEXT_BYTES, MemoryLimit, ValidFold, builtin, decode_text, first_per_class, load_dataset,
+    load_dataset_within, parse_csv, parse_pla, random_split, read_csv, read_csv_within, read_pla,
+    read_pla_within, stratified_split,
 };
 
 // Models: LUT networks and their heads, relaxed gate networks, fixed-point ring models.

@@ -126,6 +126,16 @@ fn trains_on_pla_files_with_a_separate_test_file() {
     let j = last_json(&out);
     assert_eq!(j["test_examples"], 52);
     assert!(j["test_accuracy"].as_f64().unwrap() >= 0.9, "{j}");
+    // With a validation fold, the fold comes from --data and the --test file is not scored.
+    let args = ["train", "--data", "t.train.pla", "--test", "t.valid.pla", "--valid-fold", "4/4", "--json"];
+    let out =
+        circuitlearn(&[&args[..], &["--model", "lut:3:32x1,groupsum:2", "--out", "v"]].concat(), d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let j = last_json(&out);
+    assert_eq!((j["train_examples"].as_u64(), j["test_examples"].as_u64()), (Some(153), Some(51)), "{j}");
+    let source = j["test_source"].as_str().unwrap();
+    assert!(source.starts_with("validation fold 4/4 of the 204 training examples of t.train.pla"), "{j}");
+    assert!(source.ends_with("the test set t.valid.pla is not evaluated"), "{j}");
 }
 
 fn assert_bad_input(args: &[&str], dir: &Path, needle: &str) {
@@ -481,4 +491,125 @@ fn help_states_each_default_once() {
             assert!(defaults.windows(2).all(|w| w[0] != w[1]), "{c}: a default said twice: {line}");
         }
     }
+}
+
+fn metrics_of(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("metrics.json")).unwrap()).unwrap()
+}
+
+/// `--valid-fold I/F` cuts the training part (what the stratified test split leaves) into
+/// F stratified folds and holds out fold I in the test split's place: `test_*` figures are
+/// the fold's, `test_source` and `validation` say so, `eval --split test` scores the fold,
+/// and the test split itself is not evaluated.
+#[test]
+fn a_validation_fold_takes_the_test_splits_place() {
+    let d = tempfile::tempdir().unwrap();
+    let train = |extra: &[&str], out: &str| {
+        let args = ["train", "--data", "breast-cancer", "--model", "lut:4:16x1,groupsum:2", "--epochs", "2"];
+        let o = circuitlearn(&[&args[..], &["--hardware", "none", "--out", out], extra].concat(), d.path());
+        assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+        (String::from_utf8_lossy(&o.stdout).into_owned(), metrics_of(&d.path().join(out)))
+    };
+    // 569 examples; the stratified 30% (64 + 107) leaves 148 + 250 = 398 to train on, cut
+    // class by class into folds of 50 + 84, 49 + 83 and 49 + 83.
+    let (_, plain) = train(&[], "plain");
+    assert_eq!((plain["train_examples"].as_u64(), plain["test_examples"].as_u64()), (Some(398), Some(171)));
+    assert!(plain.get("validation").is_none(), "{plain}");
+    let (stdout, m) = train(&["--valid-fold", "2/3"], "v2");
+    assert_eq!((m["train_examples"].as_u64(), m["test_examples"].as_u64()), (Some(266), Some(132)), "{m}");
+    assert_eq!(m["validation"], serde_json::json!({"fold": 2, "folds": 3}));
+    assert_eq!(
+        m["test_source"],
+        "validation fold 2/3 of the 398 training examples of breast-cancer (132 examples); the stratified \
+         30% test split (seed 0) is not evaluated"
+    );
+    assert!(m["test_accuracy"].as_f64().is_some(), "{m}");
+    assert!(
+        stdout.contains(", valid ") && stdout.contains("132 examples of validation fold 2/3"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains(", test "), "{stdout}");
+    let (_, last) = train(&["--valid-fold", "3/3"], "v3");
+    assert_eq!((last["train_examples"].as_u64(), last["test_examples"].as_u64()), (Some(266), Some(132)));
+    let (_, first) = train(&["--valid-fold", "1/3"], "v1");
+    assert_eq!((first["train_examples"].as_u64(), first["test_examples"].as_u64()), (Some(264), Some(134)));
+    // The run records the option; eval --split test rebuilds the fold and scores it.
+    let config = std::fs::read_to_string(d.path().join("v2/config.toml")).unwrap();
+    assert!(config.contains("valid-fold = \"2/3\""), "{config}");
+    let e = circuitlearn(&["eval", "--model", "v2/model.json", "--split", "test", "--json"], d.path());
+    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+    let j = last_json(&e);
+    assert_eq!((j["examples"].as_u64(), &j["accuracy"]), (Some(132), &m["test_accuracy"]), "{j}");
+    assert!(j["data"].as_str().unwrap().starts_with("validation fold 2/3"), "{j}");
+    // Image data: fold 1/3 of fashion-tiny's six training images (labels 9 0 0 3 0 2: the
+    // first of each class's parts, four images); its t10k images are not scored.
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    for model in ["lut:4:20x1,groupsum:10", "gates:40x2", "mlp:8"] {
+        let args = ["train", "--data", tiny.to_str().unwrap(), "--model", model, "--epochs", "1"];
+        let o = circuitlearn(
+            &[&args[..], &["--valid-fold", "1/3", "--hardware", "none", "--json"]].concat(),
+            d.path(),
+        );
+        assert!(o.status.success(), "{model}: {}", String::from_utf8_lossy(&o.stderr));
+        let j = last_json(&o);
+        assert_eq!((j["train_examples"].as_u64(), j["test_examples"].as_u64()), (Some(2), Some(4)), "{j}");
+        assert_eq!(
+            j["test_source"],
+            "validation fold 1/3 of fashion-tiny's training images (4 examples); the test split is not evaluated"
+        );
+    }
+    // More folds than training examples (Iris leaves 105): one line, exit 2, nothing written.
+    assert_bad_input(
+        &["train", "--valid-fold", "2/200", "--out", "never"],
+        d.path(),
+        "--valid-fold: fold 2 of 200 over 105 training examples",
+    );
+    assert!(!d.path().join("never").exists());
+}
+
+/// The folds are stratified: fold I holds part I of each class's training examples, in
+/// the order loaded; each fold's run trains on the others, so different folds hold out
+/// different examples, and together they hold out every training example once.
+#[test]
+fn validation_folds_partition_each_class_of_the_training_part_in_load_order() {
+    use circuitlearn::pipeline::{self, TrainConfig, TrainData, TrainOptions};
+    let load = |data: &str, fold: Option<&str>| -> TrainData {
+        let o = TrainOptions {
+            data: Some(data.to_owned()),
+            valid_fold: fold.map(str::to_owned),
+            ..TrainOptions::default()
+        };
+        pipeline::load_data(&TrainConfig::resolve(&o).unwrap()).unwrap()
+    };
+    let part = load("breast-cancer", None).train;
+    // The training part's 148 + 250 examples of its two classes, cut into parts of
+    // 50, 49, 49 and 84, 83, 83.
+    let members: Vec<Vec<usize>> =
+        (0..2).map(|c| (0..part.labels.len()).filter(|&e| part.labels[e] == c).collect()).collect();
+    assert_eq!((members[0].len(), members[1].len()), (148, 250));
+    let parts = [[0..50, 50..99, 99..148], [0..84, 84..167, 167..250]];
+    let mut seen = vec![0; part.labels.len()];
+    let folds: Vec<TrainData> = (1..=3).map(|i| load("breast-cancer", Some(&format!("{i}/3")))).collect();
+    for (i, f) in folds.iter().enumerate() {
+        let mut held: Vec<usize> = (0..2).flat_map(|c| members[c][parts[c][i].clone()].to_vec()).collect();
+        held.sort_unstable();
+        held.iter().for_each(|&e| seen[e] += 1);
+        assert_eq!(f.test, part.subset(&held), "fold {}", i + 1);
+        let rest: Vec<usize> = (0..part.labels.len()).filter(|e| !held.contains(e)).collect();
+        assert_eq!(f.train, part.subset(&rest), "fold {}", i + 1);
+    }
+    assert!(seen.iter().all(|&n| n == 1), "every training example is held out once");
+    assert_ne!(folds[0].test, folds[1].test);
+    // Image data: fold 2/3 of fashion-tiny's six training images (labels 9 0 0 3 0 2) is
+    // image 2, the second of the three of class 0 (the other classes have one image each,
+    // which is part 1), in the data set and in the images the smooth domain reads.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let tiny = load(dir.to_str().unwrap(), Some("2/3"));
+    assert_eq!((tiny.train.labels.as_slice(), tiny.test.labels.as_slice()), (&[9, 0, 3, 0, 2][..], &[0][..]));
+    let images = circuitlearn::read_image_dir(&dir).unwrap();
+    let splits = &tiny.images.as_ref().unwrap().splits;
+    assert_eq!(
+        (&splits.train, &splits.test),
+        (&images.train.select(&[0, 1, 3, 4, 5]), &images.train.select(&[2]))
+    );
 }

@@ -89,6 +89,12 @@ fn invalid_options_are_refused_before_any_work_in_every_domain() {
         (&["--preset", "nope"], "--preset"),
         (&["--hardware", "maybe"], "--hardware"),
         (&["--test-fraction", "0"], "--test-fraction"),
+        (&["--valid-fold", "0/5"], "--valid-fold"),
+        (&["--valid-fold", "6/5"], "--valid-fold"),
+        (&["--valid-fold", "3"], "--valid-fold"),
+        (&["--valid-fold", "1/1"], "--valid-fold"),
+        (&["--valid-fold", "a/b"], "--valid-fold"),
+        (&["--domain", "smooth", "--valid-fold", "2/1"], "--valid-fold"),
     ] {
         let o = circuitlearn(&[&["train", "--out", "never"], args].concat(), d.path());
         let err = stderr(&o);

@@ -80,3 +80,42 @@ fn a_bad_point_is_one_line_with_file_and_line_before_any_training() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("base.toml:2: "), "{}", stderr(&o));
 }
+
+fn row_accuracy(row: &[&str]) -> f64 {
+    row[4].parse().unwrap()
+}
+
+/// A grid over `valid-fold` is a selection harness: each point holds out its fold of the
+/// training examples, `results.tsv` says so in `held_out`, and `test_accuracy` is the fold's.
+#[test]
+fn a_sweep_over_validation_folds_tabulates_held_out_accuracies() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(
+        d.path().join("grid.toml"),
+        "[set]\ndata = \"breast-cancer\"\nepochs = 2\nmodel = \"lut:4:16x1,groupsum:2\"\nhardware = \"none\"\n\
+         [grid]\nseed = [0]\nvalid-fold = [\"1/3\", \"2/3\"]\n",
+    )
+    .unwrap();
+    let o = circuitlearn(&["sweep", "--grid", "grid.toml", "-o", "s"], d.path());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let tsv = std::fs::read_to_string(d.path().join("s/results.tsv")).unwrap();
+    let rows: Vec<Vec<&str>> = tsv.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(rows[0], ["point", "seed", "valid-fold", "held_out", "test_accuracy", "and_nodes", "seconds"]);
+    assert_eq!(rows.len(), 3, "{tsv}");
+    // Stratified folds of breast-cancer's 148 + 250 training examples: 50 + 84, then 49 + 83.
+    for ((row, fold), size) in rows[1..].iter().zip(["1/3", "2/3"]).zip([134, 132]) {
+        assert_eq!((row[2], row[3]), (fold, format!("valid {fold}").as_str()), "{tsv}");
+        let m: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(d.path().join("s").join(row[0]).join("metrics.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(row[4], format!("{:.6}", m["test_accuracy"].as_f64().unwrap()));
+        assert_eq!(m["test_examples"], size, "{m}");
+    }
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("best held-out accuracy") && out.contains(", valid "), "{out}");
+    // The figure to choose by: each setting's mean over its folds.
+    let mean = (row_accuracy(&rows[1]) + row_accuracy(&rows[2])) / 2.0;
+    assert!(out.contains(&format!("best mean over valid-fold {mean:.4} (seed=0, 2 folds)")), "{out}");
+    assert!(stderr(&o).contains(": valid 1/3 "), "progress names the fold: {}", stderr(&o));
+}

@@ -21,7 +21,8 @@ pub enum Split {
     All,
     /// The training split of the run that wrote the model.
     Train,
-    /// The test split of the run that wrote the model (held out from training).
+    /// The test split of the run that wrote the model (held out from training; its
+    /// validation fold for a run with --valid-fold).
     Test,
 }
 
@@ -64,8 +65,14 @@ fn examples(a: &EvalArgs) -> anyhow::Result<(Dataset, String, Option<pipeline::I
             TrainConfig::resolve(&options).map_err(|e| UsageError(format!("{}: {e}", path.display())))?;
         let d = pipeline::load_data(&cfg).map_err(|e| UsageError(e.to_string()))?;
         let what = if a.split == Split::Test { "test" } else { "train" };
+        let what = match cfg.valid_fold {
+            // A run that held out a validation fold: its "test" examples are that fold.
+            Some(_) if a.split == Split::Test => d.test_source.clone(),
+            Some(f) => format!("the training folds of {} (all but validation fold {f})", cfg.data),
+            None => format!("the {what} split of {}", cfg.data),
+        };
         let ds = if a.split == Split::Test { d.test } else { d.train };
-        return Ok((ds, format!("the {what} split of {}", cfg.data), None));
+        return Ok((ds, what, None));
     }
     let name = a.data.as_deref().ok_or_else(|| UsageError("--data is needed with --split all".into()))?;
     match pipeline::load_images(name, None).map_err(|e| UsageError(e.to_string()))? {

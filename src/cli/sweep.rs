@@ -2,7 +2,11 @@
 //! configurations, each into its own run directory `DIR/pNNN/` (the files `train` writes),
 //! and tabulates them in `DIR/results.tsv` (one row per point: its grid values, test
 //! accuracy, AND nodes, seconds). Every option of every point is checked before any
-//! training starts. The grid file is TOML:
+//! training starts. With `valid-fold` (in the grid, `[set]` or base) a `held_out` column
+//! says what each point's `test_accuracy` scored: `valid I/F`, its validation fold of the
+//! training examples (the test split untouched), or `test`; with `valid-fold` a key of the
+//! grid, the closing line names the setting with the best mean over its folds. The grid
+//! file is TOML:
 //!
 //! ```toml
 //! base = "wine.toml"   # optional: a `train --config` file (relative to this file)
@@ -260,8 +264,12 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     let grid = read_grid(&a.grid, &a.out)?;
     let world = crate::dist::comm_world();
     let root = world.rank() == 0;
+    // Points that hold out a validation fold score it, not the test split: a `held_out`
+    // column says which (`test_accuracy` keeps its name, as in metrics.json).
+    let validation = grid.options.iter().any(|o| o.valid_fold.is_some());
     let header = std::iter::once("point".to_owned())
         .chain(grid.keys.iter().map(|(k, _)| k.clone()))
+        .chain(validation.then(|| HELD_OUT.to_owned()))
         .chain(["test_accuracy", "and_nodes", "seconds"].map(String::from))
         .collect::<Vec<_>>()
         .join("\t");
@@ -343,8 +351,10 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let m = &run.metrics;
         let accuracy = m["test_accuracy"].as_f64().map_or_else(|| "-".to_owned(), |v| format!("{v:.6}"));
         let ands = m["and_nodes"].as_u64().map_or_else(|| "-".to_owned(), |v| v.to_string());
+        let held = validation.then(|| held_out(m));
         let row = std::iter::once(name)
             .chain(row_cells(p))
+            .chain(held)
             .chain([accuracy, ands, format!("{:.2}", t0.elapsed().as_secs_f64())])
             .collect::<Vec<_>>()
             .join("\t");
@@ -356,8 +366,9 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let n = cols.len();
         let values: Vec<String> =
             grid.keys.iter().zip(&cols[1..n - 3]).map(|((k, _), v)| format!("{k}={v}")).collect();
+        let held = if validation { cols[n - 4] } else { "test" };
         bar.set_message(format!(
-            "{} {}: test {}, {} AND nodes, {}s",
+            "{} {}: {held} {}, {} AND nodes, {}s",
             cols[0],
             values.join(" "),
             cols[n - 3],
@@ -371,23 +382,80 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     crate::dist::run_jobs(&*world, &todo, work, done).context("sweep")?;
     bar.finish_and_clear();
     if root {
-        print_summary(&table, grid.keys.len());
+        let keys: Vec<&str> = grid.keys.iter().map(|(k, _)| k.as_str()).collect();
+        print_summary(&table, &keys, validation);
     }
     Ok(())
 }
 
-/// The closing line: points, the best test accuracy and where it is.
-fn print_summary(table: &ResultsTable, n_keys: usize) {
+/// The `results.tsv` column naming what a point's `test_accuracy` scored (present when a
+/// point holds out a validation fold).
+const HELD_OUT: &str = "held_out";
+
+/// A point's `held_out` cell: `valid I/F` (its validation fold) or `test`.
+fn held_out(metrics: &serde_json::Value) -> String {
+    match metrics.get("validation") {
+        Some(v) => format!("valid {}/{}", v["fold"], v["folds"]),
+        None => "test".to_owned(),
+    }
+}
+
+/// The closing line: points, the best held-out accuracy (test, or validation folds) and
+/// where it is; with `valid-fold` a key of the grid, also the setting (the other keys'
+/// values) whose mean over its folds is best, the figure to choose settings by.
+fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) {
     let rows = table.rows();
+    let column = keys.len() + 1 + usize::from(validation);
     let best = rows
         .iter()
         .filter_map(|r| {
             let cols: Vec<&str> = r.split('\t').collect();
-            Some((cols.get(n_keys + 1)?.parse::<f64>().ok()?, cols[0].to_owned()))
+            let held = if validation { cols.get(column - 1)? } else { "test" };
+            Some((cols.get(column)?.parse::<f64>().ok()?, cols[0].to_owned(), held.to_owned()))
         })
         .max_by(|a, b| a.0.total_cmp(&b.0).then(b.1.cmp(&a.1)));
-    let best = best.map_or(String::new(), |(acc, p)| format!(", best test accuracy {acc:.4} ({p})"));
-    println!("{} points{best}; wrote {}", rows.len(), table.path().display());
+    let best = best.map_or(String::new(), |(acc, p, held)| match held.as_str() {
+        "test" => format!(", best test accuracy {acc:.4} ({p})"),
+        fold => format!(", best held-out accuracy {acc:.4} ({p}, {fold})"),
+    });
+    let mean = keys
+        .iter()
+        .position(|&k| k == "valid-fold")
+        .and_then(|f| best_mean_over_folds(rows, keys, f, column))
+        .map_or(String::new(), |(acc, setting, n)| {
+            format!("; best mean over valid-fold {acc:.4} ({setting}, {n} folds)")
+        });
+    println!("{} points{best}{mean}; wrote {}", rows.len(), table.path().display());
+}
+
+/// Over the rows of `results.tsv` (accuracy in `column`), the setting, the values of every
+/// key but `keys[fold]`, whose mean accuracy over its folds is highest (the first such one
+/// on a tie): the mean, the setting as `key=value ...` and how many folds it averages.
+fn best_mean_over_folds(
+    rows: &[String],
+    keys: &[&str],
+    fold: usize,
+    column: usize,
+) -> Option<(f64, String, usize)> {
+    let mut settings: Vec<(String, f64, usize)> = Vec::new();
+    for r in rows {
+        let cols: Vec<&str> = r.split('\t').collect();
+        let Some(acc) = cols.get(column).and_then(|c| c.parse::<f64>().ok()) else { continue };
+        let values: Vec<String> = keys
+            .iter()
+            .enumerate()
+            .filter(|&(k, _)| k != fold)
+            .map(|(k, name)| format!("{name}={}", cols.get(k + 1).unwrap_or(&"")))
+            .collect();
+        let setting = if values.is_empty() { "every point".to_owned() } else { values.join(" ") };
+        match settings.iter_mut().find(|s| s.0 == setting) {
+            Some(s) => (s.1, s.2) = (s.1 + acc, s.2 + 1),
+            None => settings.push((setting, acc, 1)),
+        }
+    }
+    let mean = |s: &(String, f64, usize)| s.1 / s.2 as f64;
+    let best = settings.iter().rev().max_by(|a, b| mean(a).total_cmp(&mean(b)))?;
+    Some((mean(best), best.0.clone(), best.2))
 }
 
 #[cfg(test)]
@@ -441,6 +509,33 @@ mod tests {
         );
         assert!(e.contains("g.toml:2: --margin: ") && e.contains("point 1"), "{e}");
         assert!(error("[set]\nepochs = 2\n").contains("g.toml:1: [grid]"));
+    }
+
+    #[test]
+    fn the_best_setting_is_the_best_mean_over_its_folds() {
+        let rows: Vec<String> = [
+            "p000\ta\t1/2\tvalid 1/2\t0.90\t5\t0.1",
+            "p001\ta\t2/2\tvalid 2/2\t0.70\t5\t0.1",
+            "p002\tb\t1/2\tvalid 1/2\t0.85\t5\t0.1",
+            "p003\tb\t2/2\tvalid 2/2\t0.80\t5\t0.1",
+        ]
+        .map(String::from)
+        .to_vec();
+        // a has the best single fold (0.90) but b the best mean (0.825 against 0.80).
+        let (acc, setting, n) = best_mean_over_folds(&rows, &["model", "valid-fold"], 1, 4).unwrap();
+        assert_eq!((setting.as_str(), n), ("model=b", 2));
+        assert!((acc - 0.825).abs() < 1e-12, "{acc}");
+        // A tie goes to the first setting; a grid of folds alone is one setting.
+        let tie: Vec<String> =
+            rows.iter().map(|r| r.replace("0.85", "0.90").replace("0.80", "0.70")).collect();
+        assert_eq!(best_mean_over_folds(&tie, &["model", "valid-fold"], 1, 4).unwrap().1, "model=a");
+        let alone: Vec<String> = ["p000\t1/2\tvalid 1/2\t0.5\t5\t0.1", "p001\t2/2\tvalid 2/2\t1.0\t5\t0.1"]
+            .map(String::from)
+            .to_vec();
+        assert_eq!(
+            best_mean_over_folds(&alone, &["valid-fold"], 0, 3),
+            Some((0.75, "every point".to_owned(), 2))
+        );
     }
 
     #[test]

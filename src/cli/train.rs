@@ -308,14 +308,24 @@ fn module_name(out: &Path, data: &str) -> String {
 
 fn print_summary(m: &serde_json::Value, out: &Path) {
     let f = |k: &str| m[k].as_f64().map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
+    // With --valid-fold the `test_*` figures are the held-out fold's.
+    let (held, examples) = match m.get("validation") {
+        Some(v) => (
+            "valid",
+            format!(
+                "{} examples of validation fold {}/{}; the test split is not evaluated",
+                m["test_examples"], v["fold"], v["folds"]
+            ),
+        ),
+        None => ("test", format!("{} test examples", m["test_examples"])),
+    };
     let mut line = format!(
-        "{} on {} ({}): train {}, test {} ({} test examples)",
+        "{} on {} ({}): train {}, {held} {} ({examples})",
         m["model"].as_str().unwrap_or(""),
         m["dataset"].as_str().unwrap_or(""),
         m["domain"].as_str().unwrap_or(""),
         f("train_accuracy"),
         f("test_accuracy"),
-        m["test_examples"],
     );
     if m["domain"] != "smooth" {
         line += &format!(", {} trained gates", m["gates"]);
@@ -325,7 +335,7 @@ fn print_summary(m: &serde_json::Value, out: &Path) {
     }
     if m["domain"] == "relaxed" {
         line += &format!(
-            "; relaxed train {} test {}, {} live gates",
+            "; relaxed train {} {held} {}, {} live gates",
             f("relaxed_train_accuracy"),
             f("relaxed_test_accuracy"),
             m["live_gates"]
@@ -339,7 +349,7 @@ fn print_summary(m: &serde_json::Value, out: &Path) {
     );
     println!("{line}");
     if let Some(i) = m.get("init") {
-        println!("started from {} (test {})", i["model"].as_str().unwrap_or(""), i["test_accuracy"]);
+        println!("started from {} ({held} {})", i["model"].as_str().unwrap_or(""), i["test_accuracy"]);
     }
     println!("wrote {}/model.json and {}/metrics.json", out.display(), out.display());
 }

@@ -136,6 +136,22 @@ impl LabelledImages {
         Ok(Self { images, labels: label_bytes })
     }
 
+    /// The images and labels at `rows`, in the given order.
+    ///
+    /// # Panics
+    /// If an index is not below the number of images (a caller bug, not bad input).
+    #[must_use]
+    pub fn select(&self, rows: &[usize]) -> Self {
+        let mut pixels = Vec::with_capacity(rows.len() * self.images.pixels_per_image());
+        for &r in rows {
+            pixels.extend_from_slice(self.images.image(r));
+        }
+        Self {
+            images: Images { count: rows.len(), pixels, ..self.images },
+            labels: rows.iter().map(|&r| self.labels[r]).collect(),
+        }
+    }
+
     /// A [`Dataset`] with one real feature per pixel (`value / 255`, in `[0, 1]`) and classes
     /// `0..n_classes` named by `class_names` (or by their numbers when it is empty).
     ///

@@ -1,10 +1,11 @@
 //! Data sets: loading (CSV, Espresso PLA, IDX images, built-in copies of scikit-learn's data),
-//! Boolean encoding of numeric features, and train/test splits.
+//! Boolean encoding of numeric features, train/test splits and validation folds.
 
 mod builtin;
 mod csv;
 mod encode;
 mod error;
+mod fold;
 pub mod idx;
 mod memory;
 mod pla;
@@ -17,6 +18,7 @@ pub use builtin::{BUILTIN_NAMES, builtin};
 pub use csv::{parse_csv, read_csv, read_csv_within};
 pub use encode::{BitRule, Encoder, Encoding, MAX_ENCODED_BITS};
 pub use error::DataError;
+pub use fold::{FoldError, ValidFold};
 pub use memory::MemoryLimit;
 pub use pla::{parse_pla, read_pla, read_pla_within};
 pub use split::{first_per_class, random_split, stratified_split};

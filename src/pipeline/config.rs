@@ -206,6 +206,9 @@ pub struct TrainConfig {
     pub test: Option<String>,
     /// `--test-fraction`.
     pub test_fraction: f64,
+    /// `--valid-fold`: the held-out fold of the training examples that replaces the test
+    /// split (`None`: test on the test split).
+    pub valid_fold: Option<crate::data::ValidFold>,
     /// `--seed`.
     pub seed: u64,
     /// `--threads` (0 = all cores).
@@ -392,6 +395,11 @@ impl TrainConfig {
         if o.test.is_some() && o.test_fraction.is_some() {
             return Err(bad("--test-fraction", "applies without --test (a separate test set)"));
         }
+        let valid_fold = o
+            .valid_fold
+            .as_deref()
+            .map(|f| f.parse::<crate::data::ValidFold>().map_err(|e| bad("--valid-fold", e.to_string())))
+            .transpose()?;
         let threads = o.threads.unwrap_or(0);
         if threads > 1024 {
             return Err(bad("--threads", format!("must be at most 1024, got {threads}")));
@@ -670,6 +678,7 @@ impl TrainConfig {
             data,
             test: o.test.clone(),
             test_fraction,
+            valid_fold,
             seed: o.seed.unwrap_or(0),
             threads,
             // Ring models train one example at a time from zero: 30 passes by default.

@@ -20,6 +20,7 @@ mod config;
 mod hw_trainer;
 mod images;
 pub(crate) mod iwls;
+mod load;
 mod options;
 mod poly;
 mod presets;
@@ -35,11 +36,11 @@ pub use config::{
 pub use hw_trainer::{HwMode, HwTrainCheck, HwTrainError, HwTrainParams, RustRun, check_trainer, rust_run};
 pub use images::{ImageData, load as load_images};
 pub use iwls::{IwlsParams, IwlsSelection};
+pub use load::load_data;
 pub use options::{OptionsError, TrainOptions};
 pub use presets::{PRESETS, Preset, preset};
 pub use run::{
-    CHECKPOINT_FILE, EpochProgress, Synthesis, Trained, TrainedModel, load_data, metrics, run_dir,
-    synthesize, train,
+    CHECKPOINT_FILE, EpochProgress, Synthesis, Trained, TrainedModel, metrics, run_dir, synthesize, train,
 };
 
 use crate::data::{DataError, Dataset};

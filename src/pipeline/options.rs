@@ -36,6 +36,15 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub test_fraction: Option<f64>,
+    /// Choose settings without the test split: the training examples (image data's
+    /// training images; otherwise what --test or --test-fraction leaves) of each class, in
+    /// the order loaded, cut into F contiguous parts of near-equal size; part I of every
+    /// class (1 <= I <= F, F >= 2) is scored in the test split's place, which is not
+    /// evaluated, and the rest train (stratified folds, the same for every seed). `sweep`
+    /// over valid-fold = ["1/5", "2/5", ...] tabulates the folds.
+    #[arg(long, value_name = "I/F")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub valid_fold: Option<String>,
     /// Domain: bool (Boolean circuits trained by RDA), relaxed (relaxed logic gates or
     /// LUTs trained by Adam and discretised), smooth (f32 tensor models), poly
     /// (fixed-point polynomial circuits over --ring) [default: poly with --ring; from

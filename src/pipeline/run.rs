@@ -1,17 +1,17 @@
-//! The stages of a run: [`load_data`], [`train`] (one [`Trainer`] for every domain, with
-//! checkpoints and resume), [`synthesize`] (the classifier as an AIG after the pass
-//! script), and [`metrics`] (what `metrics.json` holds).
+//! The stages of a run after [`load_data`](super::load_data): [`train`] (one [`Trainer`]
+//! for every domain, with checkpoints and resume), [`synthesize`] (the classifier as an
+//! AIG after the pass script), and [`metrics`] (what `metrics.json` holds).
 
 use super::config::{BoolOptimizer, ModelConfig, encoding_text};
-use super::{PipelineError, TrainConfig, TrainData, images};
+use super::{PipelineError, TrainConfig, TrainData};
 use crate::aig::Aig;
-use crate::data::{self, Encoder, Encoding};
+use crate::data::{Encoder, Encoding};
 use crate::io::model_file::{FORMAT_VERSION, params_to_hex};
 use crate::io::{ModelFile, write_atomic};
 use crate::lanes::BitMatrix;
 use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::predict::predict;
-use crate::learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
+use crate::learn::relaxed::{RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
 use crate::pass::LowerParams;
 use crate::pass::input_care::{CareFill, fill_input_dont_cares};
@@ -28,35 +28,6 @@ use std::time::Duration;
 
 /// The checkpoint's file name inside the run directory.
 pub const CHECKPOINT_FILE: &str = "checkpoint.bin";
-
-/// Loads the data of `cfg`: image data (`fashion-mnist`, an IDX directory) with its own
-/// test split, otherwise `--data` split (stratified, from the seed) or paired with `--test`.
-///
-/// # Errors
-/// Unreadable or malformed data.
-pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
-    if let Some(img) = images::load(&cfg.data, cfg.test.as_deref())? {
-        let names: Vec<&str> = img.class_names.iter().map(String::as_str).collect();
-        let grid = PixelGrid { width: img.splits.train.images.cols, height: img.splits.train.images.rows };
-        return Ok(TrainData {
-            name: img.name.clone(),
-            train: img.splits.train.to_dataset(&img.name, &names)?,
-            test: img.splits.test.to_dataset(&img.name, &names)?,
-            test_source: img.test_source.clone(),
-            grid: Some(grid),
-            images: Some(img),
-        });
-    }
-    let ds = data::load_dataset(&cfg.data)?;
-    let (train, test, test_source) = if let Some(t) = &cfg.test {
-        (ds, data::load_dataset(t)?, t.clone())
-    } else {
-        let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
-        let src = format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);
-        (ds.subset(&tr), ds.subset(&te), src)
-    };
-    Ok(TrainData { name: train.name.clone(), train, test, test_source, grid: None, images: None })
-}
 
 /// The run directory of `cfg` on `data`: `--out`, or `runs/<data name>`.
 #[must_use]
@@ -739,6 +710,8 @@ pub fn synthesize(cfg: &TrainConfig, trained: &Trained) -> Result<Option<Synthes
 /// What `metrics.json` holds: the common fields (`dataset, domain, model, optimizer,
 /// training_path, epochs, stop, seed, train_accuracy, test_accuracy, gates, and_nodes,
 /// params, seconds`, ...) and each domain's own; `icarus` is the hardware check's outcome.
+/// With `--valid-fold` every `test_*` figure is the held-out fold's, `test_source` names
+/// it and `validation` holds `{"fold": I, "folds": F}`.
 #[must_use]
 pub fn metrics(
     cfg: &TrainConfig,
@@ -812,6 +785,10 @@ pub fn metrics(
     o.insert("train_examples".into(), json!(data.train.n_examples()));
     o.insert("test_examples".into(), json!(data.test.n_examples()));
     o.insert("test_source".into(), json!(data.test_source));
+    // `test_*` figures are the held-out fold's: say so (no key without a fold).
+    if let Some(f) = cfg.valid_fold {
+        o.insert("validation".into(), json!({ "fold": f.index(), "folds": f.folds() }));
+    }
     o.insert("train_accuracy".into(), json!(train_accuracy));
     o.insert("test_accuracy".into(), json!(test_accuracy));
     o.insert("and_nodes".into(), json!(synth.map(|s| s.aig.n_ands())));

@@ -184,3 +184,26 @@ fn input_radius_applies_to_boolean_lut_models() {
     refused("init = \"m.json\"\ninput-radius = 2", "--input-radius");
     refused("domain = \"poly\"\ninput-radius = 2", "--input-radius");
 }
+
+/// `valid-fold = "I/F"` holds out fold I of F of the training examples, in every domain, with
+/// --test or --test-fraction alike; a value that is no fold is refused naming the option.
+#[test]
+fn valid_fold_is_a_fold_of_at_least_two() {
+    use crate::data::ValidFold;
+    assert_eq!(resolve("").unwrap().valid_fold, None);
+    for toml in [
+        "valid-fold = \"2/3\"",
+        "valid-fold = \"2/3\"\nmodel = \"gates:8x2\"",
+        "valid-fold = \"2/3\"\nmodel = \"mlp:8\"",
+        "valid-fold = \"2/3\"\ndomain = \"poly\"",
+        "valid-fold = \"2/3\"\ntest = \"x.csv\"",
+        "valid-fold = \"2/3\"\ntest-fraction = 0.2",
+    ] {
+        assert_eq!(resolve(toml).unwrap().valid_fold, Some(ValidFold::new(2, 3).unwrap()), "{toml}");
+    }
+    for value in ["0/5", "6/5", "3", "1/1", "a/b", "1/0", "", "2/-3", "1/2/3"] {
+        refused(&format!("valid-fold = \"{value}\""), "--valid-fold");
+    }
+    // A number is not the text I/F.
+    assert!(TrainOptions::from_toml("valid-fold = 3", "t").is_err());
+}
