@@ -132,7 +132,8 @@ fn trains_on_pla_files_with_a_separate_test_file() {
         circuitlearn(&[&args[..], &["--model", "lut:3:32x1,groupsum:2", "--out", "v"]].concat(), d.path());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let j = last_json(&out);
-    assert_eq!((j["train_examples"].as_u64(), j["test_examples"].as_u64()), (Some(153), Some(51)), "{j}");
+    // Stratified: the last quarter of each class's examples, 50 of 204.
+    assert_eq!((j["train_examples"].as_u64(), j["test_examples"].as_u64()), (Some(154), Some(50)), "{j}");
     let source = j["test_source"].as_str().unwrap();
     assert!(source.starts_with("validation fold 4/4 of the 204 training examples of t.train.pla"), "{j}");
     assert!(source.ends_with("the test set t.valid.pla is not evaluated"), "{j}");
