@@ -7,9 +7,10 @@ use crate::learn::relaxed::PixelGrid;
 
 /// Loads the data of `cfg`: image data (`fashion-mnist`, an IDX directory) with its own
 /// test split, otherwise `--data` split (stratified, from the seed) or paired with `--test`.
-/// With `--valid-fold I/F` each class's training examples are cut into `F` contiguous parts
-/// and part `I` of every class (the fold) takes the test split's place (in `data.test` and, for image data, in
-/// `data.images`'s splits); the test split is then read (and checked) but not evaluated.
+/// With `--valid-fold I/F` each class's training examples are cut into `F` contiguous
+/// parts and part `I` of every class (the fold) takes the test split's place (in
+/// `data.test` and, for image data, in `data.images`'s splits); the test split is then
+/// read (and checked) but not evaluated.
 ///
 /// # Errors
 /// Unreadable or malformed data; a `--valid-fold` with more folds than training examples.
@@ -37,39 +38,26 @@ pub fn load_data(cfg: &TrainConfig) -> Result<TrainData, PipelineError> {
         });
     }
     let ds = data::load_dataset(&cfg.data)?;
-    let (train, test, test_source) = match (&cfg.test, cfg.valid_fold) {
-        (Some(t), None) => (ds, data::load_dataset(t)?, t.clone()),
-        (None, None) => {
-            let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
-            let src =
-                format!("stratified {:.0}% of {} (seed {})", cfg.test_fraction * 100.0, cfg.data, cfg.seed);
-            (ds.subset(&tr), ds.subset(&te), src)
-        }
-        (test_file, Some(fold)) => {
-            let (part, test_split) = match test_file {
-                Some(t) => {
-                    // Read, so that a bad --test is found now, not in the final run.
-                    data::load_dataset(t)?;
-                    (ds, format!("the test set {t} is not evaluated"))
-                }
-                None => {
-                    let (tr, _) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
-                    let pct = cfg.test_fraction * 100.0;
-                    let held =
-                        format!("the stratified {pct:.0}% test split (seed {}) is not evaluated", cfg.seed);
-                    (ds.subset(&tr), held)
-                }
-            };
-            let (rest, held) = fold_split(fold, &part.labels)?;
-            let src = format!(
-                "validation fold {fold} of the {} training examples of {} ({}); {test_split}",
-                part.n_examples(),
-                cfg.data,
-                examples(held.len())
-            );
-            (part.subset(&rest), part.subset(&held), src)
-        }
+    let (mut train, mut test, mut test_source, test_split) = if let Some(t) = &cfg.test {
+        (ds, data::load_dataset(t)?, t.clone(), format!("the test set {t}"))
+    } else {
+        let (tr, te) = data::stratified_split(&ds.labels, cfg.test_fraction, cfg.seed);
+        let pct = cfg.test_fraction * 100.0;
+        let src = format!("stratified {pct:.0}% of {} (seed {})", cfg.data, cfg.seed);
+        let split = format!("the stratified {pct:.0}% test split (seed {})", cfg.seed);
+        (ds.subset(&tr), ds.subset(&te), src, split)
     };
+    if let Some(fold) = cfg.valid_fold {
+        // The test examples were read (a bad --test is found now), but are not evaluated.
+        let (rest, held) = fold_split(fold, &train.labels)?;
+        test_source = format!(
+            "validation fold {fold} of the {} training examples of {} ({}); {test_split} is not evaluated",
+            train.n_examples(),
+            cfg.data,
+            examples(held.len())
+        );
+        (train, test) = (train.subset(&rest), train.subset(&held));
+    }
     Ok(TrainData { name: train.name.clone(), train, test, test_source, grid: None, images: None })
 }
 
