@@ -78,7 +78,8 @@ pub use train::{
     Checkpoint, CheckpointError, EarlyStop, EpochEnd, FixedRun, HwVoteError, HwVoteParams, Init, IrisRing,
     Order, Phase, RdaEpoch, RdaRule, RdaVariant, RelaxedEpoch, RelaxedParams, RelaxedRule, Report,
     RingBatchRule, RingEpoch, RingLanes, RingRule, Rule, Schedule, SmoothEpoch, SmoothParams, SmoothRule,
-    StopReason, Trainer, VoteParams, numeric_optics_iris, polycirc_iris, train_relaxed,
+    StopReason, TeacherParams, TeacherReport, TeacherTargets, Trainer, VoteParams, numeric_optics_iris,
+    polycirc_iris, teacher_targets, train_relaxed,
 };
 
 // Smooth (f32) models, for comparison and for the relaxed gates.

@@ -346,3 +346,87 @@ fn gates_models_take_the_relaxed_path_in_the_bool_domain() -> Result<(), Box<dyn
     assert!(d.path().join("c/checkpoint.bin").exists());
     Ok(())
 }
+
+/// `--teacher SPEC` distils a smooth teacher into the relaxed network: at weight 0 the
+/// targets are the labels alone (the same `model.json` as without a teacher), at another
+/// weight the tables move and `metrics.json` reports the teacher; on image data a `cnn:`
+/// teacher reads the raw images, elsewhere an `mlp:` teacher the features. Its options
+/// are refused without it, out of range, or outside relaxed training.
+#[test]
+fn a_teacher_distils_into_the_relaxed_network() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let tiny = tiny.to_str().ok_or("path")?;
+    let run = |data: &str, out: &str, extra: &[&str]| {
+        let args = [
+            "train",
+            "--data",
+            data,
+            "--domain",
+            "relaxed",
+            "--model",
+            "lut:3:32x2",
+            "--encoding",
+            "uniform:3",
+            "--epochs",
+            "4",
+            "--lr",
+            "0.05",
+            "--hardware",
+            "none",
+            "--out",
+            out,
+            "--json",
+        ];
+        circuitlearn(&[&args[..], extra].concat(), d.path())
+    };
+    let params = |dir: &str| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let text = std::fs::read_to_string(d.path().join(dir).join("model.json"))?;
+        Ok(serde_json::from_str::<serde_json::Value>(&text)?["params"].clone())
+    };
+    let cnn = ["--teacher", "cnn:3x4:8", "--teacher-epochs", "2"];
+    let plain = run(tiny, "plain", &[]);
+    let zero = run(tiny, "zero", &[&cnn[..], &["--teacher-weight", "0"]].concat());
+    let taught =
+        run(tiny, "taught", &[&cnn[..], &["--teacher-weight", "0.8", "--teacher-temperature", "2"]].concat());
+    for o in [&plain, &zero, &taught] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    assert_eq!(params("plain")?, params("zero")?, "weight 0 trains on the labels alone");
+    assert_ne!(params("plain")?, params("taught")?, "the teacher moved the tables");
+    let m = last_json(&taught)?;
+    assert_eq!(m["teacher"]["params"]["spec"], "cnn:3x4:8", "{m}");
+    assert_eq!(m["teacher"]["params"]["temperature"], 2.0, "{m}");
+    let acc = m["teacher"]["train_accuracy"].as_f64().ok_or("teacher accuracy")?;
+    assert!((0.0..=1.0).contains(&acc), "{m}");
+    assert!(last_json(&plain)?.get("teacher").is_none(), "no teacher, no report");
+    let mlp = run("iris", "iris", &["--teacher", "mlp:8", "--teacher-weight", "0.5"]);
+    assert!(mlp.status.success(), "{}", String::from_utf8_lossy(&mlp.stderr));
+    assert_eq!(last_json(&mlp)?["teacher"]["params"]["spec"], "mlp:8");
+    let refused = [
+        (run("iris", "r", &["--teacher-weight", "0.5"]), "--teacher-weight: needs --teacher SPEC"),
+        (run("iris", "r", &["--teacher", "lut:4:8x1"]), "--teacher: lut:4:8x1: expected a smooth model"),
+        (
+            run("iris", "r", &["--teacher", "mlp:8", "--teacher-weight", "1.5"]),
+            "--teacher-weight: must be in [0, 1]",
+        ),
+        (run("iris", "r", &["--teacher", "mlp:8", "--teacher-temperature", "0"]), "--teacher-temperature"),
+        (
+            run("iris", "r", &["--teacher", "cnn:3x4:8"]),
+            "--teacher cnn:3x4:8: model cnn:3x4:8 needs image inputs",
+        ),
+        (
+            circuitlearn(
+                &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", "--teacher", "mlp:8"],
+                d.path(),
+            ),
+            "--teacher: applies to relaxed models",
+        ),
+    ];
+    for (o, why) in refused {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
+        assert!(err.contains(why), "{why}: {err}");
+    }
+    Ok(())
+}

@@ -136,6 +136,8 @@ pub struct RelaxedConfig {
     pub hard_choice_epochs: usize,
     /// Last epochs with hard gates.
     pub hard_gate_epochs: usize,
+    /// Distillation from a smooth teacher, and the teacher's weight in each target.
+    pub teacher: Option<(crate::train::TeacherParams, f32)>,
 }
 
 /// Smooth training settings.
@@ -237,9 +239,12 @@ pub struct TrainConfig {
     pub max_memory: Option<u64>,
 }
 
-/// Whether a smooth-domain spec: `mlp:`, `conv`, `linear`, `dense`, `hidden:N`.
+/// Whether a smooth-domain spec: `mlp:`, `cnn:`, `conv`, `linear`, `dense`, `hidden:N`.
 fn is_smooth_spec(m: &str) -> bool {
-    m.starts_with("mlp:") || m.starts_with("hidden:") || ["conv", "linear", "dense"].contains(&m)
+    m.starts_with("mlp:")
+        || m.starts_with("cnn:")
+        || m.starts_with("hidden:")
+        || ["conv", "linear", "dense"].contains(&m)
 }
 
 /// The preset `o` is layered on: the one it names, or for `--data fashion-mnist` the
@@ -378,6 +383,11 @@ impl TrainConfig {
             ("--narrow-after", o.narrow_after.is_some()),
             ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
             ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+            ("--teacher", o.teacher.is_some()),
+            ("--teacher-epochs", o.teacher_epochs.is_some()),
+            ("--teacher-lr", o.teacher_lr.is_some()),
+            ("--teacher-weight", o.teacher_weight.is_some()),
+            ("--teacher-temperature", o.teacher_temperature.is_some()),
         ];
         let votes_only = [
             ("--margin", o.margin.is_some()),
@@ -606,6 +616,7 @@ impl TrainConfig {
                         ));
                     }
                 };
+                let teacher = teacher_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
                     encoding: parse_encoding(o.encoding.as_deref().unwrap_or("thermometer:8"))?,
@@ -624,6 +635,7 @@ impl TrainConfig {
                         .hard_choice_epochs
                         .unwrap_or(usize::from(candidates > 1 || hidden_candidates > 1)),
                     hard_gate_epochs,
+                    teacher,
                 })
             }
             Domain::Smooth => {
@@ -737,6 +749,36 @@ fn hw_votes_options(o: &TrainOptions, optimizer: BoolOptimizer) -> Result<Option
     }
 }
 
+/// The distillation settings of a relaxed run (`--teacher` and its options), checked
+/// before any work: the teacher's spec must be a smooth one.
+fn teacher_config(o: &TrainOptions) -> Result<Option<(crate::train::TeacherParams, f32)>, ConfigError> {
+    let Some(spec) = o.teacher.clone() else {
+        let given = [
+            ("--teacher-epochs", o.teacher_epochs.is_some()),
+            ("--teacher-lr", o.teacher_lr.is_some()),
+            ("--teacher-weight", o.teacher_weight.is_some()),
+            ("--teacher-temperature", o.teacher_temperature.is_some()),
+        ];
+        return match given.iter().find(|(_, g)| *g) {
+            Some((flag, _)) => Err(bad(flag, "needs --teacher SPEC")),
+            None => Ok(None),
+        };
+    };
+    if !is_smooth_spec(&spec) {
+        return Err(bad("--teacher", format!("{spec}: expected a smooth model (mlp:H1xH2..., cnn:F1xF2:H)")));
+    }
+    spec.parse::<SmoothSpec>().map_err(|e| bad("--teacher", e.to_string()))?;
+    let epochs = at_least_one("--teacher-epochs", o.teacher_epochs.unwrap_or(8))?;
+    let lr = positive("--teacher-lr", o.teacher_lr.unwrap_or(0.002))? as f32;
+    let weight = o.teacher_weight.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&weight) {
+        return Err(bad("--teacher-weight", format!("must be in [0, 1], got {weight}")));
+    }
+    let temperature = positive("--teacher-temperature", o.teacher_temperature.unwrap_or(1.0))? as f32;
+    let params = crate::train::TeacherParams { spec, epochs, lr, temperature, seed: o.seed.unwrap_or(0) };
+    Ok(Some((params, weight as f32)))
+}
+
 /// The settings of a `--domain poly` run; every option of another domain is refused.
 fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Result<PolyConfig, ConfigError> {
     use crate::learn::ring_model::{MAX_FRAC_BITS, RingModelSpec, check_expressible};
@@ -752,6 +794,11 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--narrow-after", o.narrow_after.is_some()),
         ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
         ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+        ("--teacher", o.teacher.is_some()),
+        ("--teacher-epochs", o.teacher_epochs.is_some()),
+        ("--teacher-lr", o.teacher_lr.is_some()),
+        ("--teacher-weight", o.teacher_weight.is_some()),
+        ("--teacher-temperature", o.teacher_temperature.is_some()),
         ("--margin", o.margin.is_some()),
         ("--positive-weight", o.positive_weight.is_some()),
         ("--sum-fanouts", o.sum_fanouts.is_some()),

@@ -48,15 +48,15 @@ pub struct TrainOptions {
     /// Domain: bool (Boolean circuits trained by RDA), relaxed (relaxed logic gates or
     /// LUTs trained by Adam and discretised), smooth (f32 tensor models), poly
     /// (fixed-point polynomial circuits over --ring) [default: poly with --ring; from
-    /// --model: gates:... is relaxed, mlp:/conv/linear/dense/hidden:N smooth, else bool;
+    /// --model: gates:... is relaxed, mlp:/cnn:/conv/linear/dense/hidden:N smooth, else bool;
     /// --domain smooth with a gates: or lut: model means relaxed].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
     /// Model spec. bool: table | pseudolinear | `lut:K:WxD[:O]`, with a head ,binary
     /// ,onehot or ,groupsum:C [default: lut:6:64x1,groupsum:C for C classes]; relaxed:
-    /// `gates:WxD[:O]` or `lut:K:WxD[:O]`; smooth: mlp:H1xH2..., conv, linear, dense,
-    /// hidden:N [default: mlp:256x128]; poly: linear or mlp:H [default: linear].
+    /// `gates:WxD[:O]` or `lut:K:WxD[:O]`; smooth: mlp:H1xH2..., cnn:F1xF2:H, conv,
+    /// linear, dense, hidden:N [default: mlp:256x128]; poly: linear or mlp:H [default: linear].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
@@ -208,6 +208,31 @@ pub struct TrainOptions {
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hard_gate_epochs: Option<usize>,
+    /// relaxed: distil from a smooth teacher (a smooth spec such as cnn:16x32:128 or
+    /// mlp:256x128) trained first on the same training examples with Adam: each example's
+    /// target mixes its one-hot label with the teacher's class probabilities
+    /// (--teacher-weight, --teacher-temperature); the teacher is not part of the circuit.
+    #[arg(long, value_name = "SPEC")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher: Option<String>,
+    /// relaxed, with --teacher: the teacher's training epochs [default: 8].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher_epochs: Option<usize>,
+    /// relaxed, with --teacher: the teacher's Adam rate [default: 0.002].
+    #[arg(long, value_name = "X")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher_lr: Option<f64>,
+    /// relaxed, with --teacher: weight of the teacher's probabilities in each target,
+    /// in [0, 1] (0: the labels alone) [default: 0.5].
+    #[arg(long, value_name = "W")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher_weight: Option<f64>,
+    /// relaxed, with --teacher: softmax temperature of the teacher's logits, > 0
+    /// [default: 1].
+    #[arg(long, value_name = "T")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub teacher_temperature: Option<f64>,
     /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
     /// --model / --encoding, when given, must match).
     #[arg(long, value_name = "FILE")]

@@ -83,6 +83,8 @@ pub enum TrainedModel {
         relaxed: RelaxedParams,
         /// Cross-entropy per epoch.
         losses: Vec<f64>,
+        /// The teacher it was distilled from.
+        teacher: Option<crate::train::TeacherReport>,
     },
     /// A fixed-point ring model (`--domain poly`).
     Poly {
@@ -540,6 +542,22 @@ pub fn train(
                 + bits_bytes(&x_test);
             check_memory(cfg, &format!("training {}", r.spec), need)?;
             let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
+            let mut teacher = None;
+            if let Some((t, weight)) = &r.teacher {
+                // Trained afresh on a resume too: the same seed gives the same targets.
+                let (examples, _) = smooth_examples(data, train, test)?;
+                assert_eq!(examples.labels, train.labels, "the teacher sees the relaxed run's examples");
+                let t = crate::train::TeacherParams { seed: cfg.seed, ..t.clone() };
+                let targets = crate::train::teacher_targets(&t, &examples)
+                    .map_err(|e| PipelineError::Invalid(format!("--teacher {}: {e}", t.spec)))?;
+                rule = rule.with_soft_targets(targets.probs, *weight);
+                teacher = Some(crate::train::TeacherReport {
+                    params: t,
+                    weight: *weight,
+                    train_accuracy: targets.train_accuracy,
+                    seconds: targets.seconds,
+                });
+            }
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let logits = rule.logits();
             let params = net.discretise(&logits);
@@ -554,25 +572,12 @@ pub fn train(
                 encoder,
                 relaxed: p,
                 losses,
+                teacher,
             };
             (model, report.stop, report.epoch_seconds, Some((x_train, x_test)))
         }
         ModelConfig::Smooth(s) => {
-            let (train_x, test_x) = match &data.images {
-                Some(img) => {
-                    let classes = img.class_names.len();
-                    (
-                        Examples::from_images(&img.splits.train, classes)
-                            .map_err(|e| PipelineError::Invalid(e.to_string()))?,
-                        Examples::from_images(&img.splits.test, classes)
-                            .map_err(|e| PipelineError::Invalid(e.to_string()))?,
-                    )
-                }
-                None => (
-                    Examples::from_dataset(train).map_err(|e| PipelineError::Invalid(e.to_string()))?,
-                    Examples::from_dataset(test).map_err(|e| PipelineError::Invalid(e.to_string()))?,
-                ),
-            };
+            let (train_x, test_x) = smooth_examples(data, train, test)?;
             let mut model =
                 SmoothModel::from_spec(&s.model, &train_x.shape, n_class_names, WeightInit::FanIn, cfg.seed)
                     .map_err(|e| PipelineError::Invalid(format!("--model {}: {e}", s.spec)))?;
@@ -619,6 +624,26 @@ pub fn train(
         class_names: train.class_names.clone(),
         train_labels: train.labels.clone(),
         test_labels: test.labels.clone(),
+    })
+}
+
+/// The training and test examples as f32 tensors for a smooth model: image data's raw
+/// images, or the data set's features.
+fn smooth_examples(
+    data: &TrainData,
+    train: &crate::data::Dataset,
+    test: &crate::data::Dataset,
+) -> Result<(Examples, Examples), PipelineError> {
+    let bad = |e: crate::smooth::SmoothError| PipelineError::Invalid(e.to_string());
+    Ok(match &data.images {
+        Some(img) => {
+            let classes = img.class_names.len();
+            (
+                Examples::from_images(&img.splits.train, classes).map_err(bad)?,
+                Examples::from_images(&img.splits.test, classes).map_err(bad)?,
+            )
+        }
+        None => (Examples::from_dataset(train).map_err(bad)?, Examples::from_dataset(test).map_err(bad)?),
     })
 }
 
@@ -818,7 +843,7 @@ pub fn metrics(
         TrainedModel::Bool { init: Some((file, before)), .. } => {
             o.insert("init".into(), json!({ "model": file, "test_accuracy": before }));
         }
-        TrainedModel::Relaxed { spec, net, logits, relaxed, losses, .. } => {
+        TrainedModel::Relaxed { spec, net, logits, relaxed, losses, teacher, .. } => {
             let (xtr, xte) = (trained.x_train.as_ref(), trained.x_test.as_ref());
             let soft = |x: Option<&BitMatrix>, labels: &[u32]| {
                 x.filter(|_| !labels.is_empty()).map(|x| accuracy(&net.soft_predict(logits, x), labels))
@@ -836,6 +861,9 @@ pub fn metrics(
             o.insert("hidden_radius".into(), json!(r.hidden_radius));
             o.insert("live_gates".into(), json!(net.live_nodes(logits)));
             o.insert("relaxed".into(), serde_json::to_value(relaxed).unwrap_or(Value::Null));
+            if let Some(t) = teacher {
+                o.insert("teacher".into(), serde_json::to_value(t).unwrap_or(Value::Null));
+            }
             o.insert("loss_history".into(), json!(losses));
         }
         _ => {}

@@ -4,7 +4,9 @@
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum SmoothError {
     /// A model spec that does not parse.
-    #[error("bad smooth model spec '{0}': expected mlp:H1xH2..., conv, linear, dense or hidden:N")]
+    #[error(
+        "bad smooth model spec '{0}': expected mlp:H1xH2..., conv, cnn:F1xF2:H, linear, dense or hidden:N"
+    )]
     Spec(String),
     /// Layers or tensors whose shapes do not fit together or the input.
     #[error("{0}")]

@@ -4,8 +4,11 @@
 //!
 //! Specs: `mlp:H1xH2...` (ReLU hidden layers, logits out), `conv` (the small
 //! convolutional model of the numeric-optics experiments: 3 filters 3x3, ReLU, pool 2,
-//! 5 filters 4x4, ReLU, pool 2, dense to the classes with sigmoid), and the Iris models
-//! of the same experiments: `linear` (no bias), `dense` (sigmoid) and `hidden:N`.
+//! 5 filters 4x4, ReLU, pool 2, dense to the classes with sigmoid), `cnn:F1xF2:H` (a
+//! LeNet-style classifier: `F1` filters 5x5, ReLU, pool 2, `F2` filters 5x5, ReLU, pool 2,
+//! a ReLU dense layer of `H`, logits out; the teacher of distilled relaxed training), and
+//! the Iris models of the numeric-optics experiments: `linear` (no bias), `dense`
+//! (sigmoid) and `hidden:N`.
 
 use super::{SmoothCircuit, SmoothError, SmoothOp, Tensor};
 use crate::circuit::CircuitBuilder;
@@ -66,6 +69,8 @@ pub struct SmoothSpec {
 enum Kind {
     Mlp(Vec<usize>),
     Conv,
+    /// Filters of the two 5x5 convolutions, then the hidden dense width.
+    Cnn(usize, usize, usize),
     Linear,
     Dense,
     Hidden(usize),
@@ -89,6 +94,13 @@ impl std::str::FromStr for SmoothSpec {
         };
         let kind = match s.split_once(':') {
             Some(("mlp", h)) => Kind::Mlp(sizes(h)?),
+            Some(("cnn", rest)) => {
+                let (filters, hidden) = rest.split_once(':').ok_or_else(bad)?;
+                match (sizes(filters)?.as_slice(), sizes(hidden)?.as_slice()) {
+                    (&[f1, f2], &[h]) => Kind::Cnn(f1, f2, h),
+                    _ => return Err(bad()),
+                }
+            }
             Some(("hidden", h)) => Kind::Hidden(sizes(h)?.first().copied().ok_or_else(bad)?),
             None if s == "mlp" => Kind::Mlp(Vec::new()),
             None if s == "conv" => Kind::Conv,
@@ -109,6 +121,33 @@ impl SmoothSpec {
         let width: usize = input_shape.iter().product();
         let dense = |i, o| Layer::Dense { inputs: i, outputs: o, bias: true };
         Ok(match &self.kind {
+            &Kind::Cnn(f1, f2, hidden) => {
+                let &[c, h, w] = input_shape else {
+                    return Err(SmoothError::Shape(format!(
+                        "model {self} needs image inputs [C, H, W], got {input_shape:?}"
+                    )));
+                };
+                // Valid 5x5 correlations, each followed by a 2x2 pool.
+                let side = |v: usize| (v.saturating_sub(4) / 2).saturating_sub(4) / 2;
+                let (fh, fw) = (side(h), side(w));
+                if fh == 0 || fw == 0 {
+                    return Err(SmoothError::Shape(format!(
+                        "model {self} needs images of at least 16x16, got {h}x{w}"
+                    )));
+                }
+                vec![
+                    Layer::Conv { channels: c, filters: f1, size: 5 },
+                    Layer::Relu,
+                    Layer::MaxPool(2),
+                    Layer::Conv { channels: f1, filters: f2, size: 5 },
+                    Layer::Relu,
+                    Layer::MaxPool(2),
+                    Layer::Flatten,
+                    dense(f2 * fh * fw, hidden),
+                    Layer::Relu,
+                    dense(hidden, classes),
+                ]
+            }
             Kind::Mlp(hidden) => {
                 let mut out = Vec::new();
                 if input_shape.len() > 1 {

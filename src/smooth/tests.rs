@@ -234,7 +234,7 @@ proptest! {
     }
 }
 
-/// The whole learner (small MLP and conv model, both losses): the parameter changes of the
+/// The whole learner (small MLP, conv and cnn models, both losses): the parameter changes of the
 /// learner circuit against differences of the loss. The parameters are the model's initial
 /// ones each moved by a random amount: with the init's zero biases, a hidden layer dead on
 /// an example puts every pre-activation of the next layer on that example exactly on relu's
@@ -243,7 +243,13 @@ proptest! {
 fn learner_gradient_matches(seed: u64) -> Result<(), TestCaseError> {
     use layers::{SmoothModel, SmoothSpec, WeightInit};
     let mut checked = 0;
-    for (spec, shape) in [("mlp:5x4", vec![6]), ("conv", vec![1, 12, 12]), ("hidden:3", vec![4])] {
+    let specs = [
+        ("mlp:5x4", vec![6]),
+        ("conv", vec![1, 12, 12]),
+        ("cnn:2x3:4", vec![1, 16, 16]),
+        ("hidden:3", vec![4]),
+    ];
+    for (spec, shape) in specs {
         let m =
             SmoothModel::from_spec(&spec.parse::<SmoothSpec>().unwrap(), &shape, 3, WeightInit::FanIn, seed)
                 .unwrap();
@@ -361,4 +367,23 @@ fn straight_through_max_is_one_hot_forward_and_identity_backward() {
     let dy = Tensor::new(vec![3, 3], (0..9).map(|i| i as f32 - 4.0).collect());
     let dx = eval_tensors(&rdiff(&f), &[&x, &dy]).swap_remove(0);
     assert_eq!(dx.data(), dy.data());
+}
+
+/// `cnn:F1xF2:H`: two valid 5x5 convolutions, each pooled by 2, then a hidden dense layer:
+/// 28x28 images flatten to `F2 * 4 * 4`; images under 16x16 and flat inputs are refused.
+#[test]
+fn cnn_specs_build_lenet_layers() {
+    use layers::{Layer, SmoothModel, SmoothSpec, WeightInit};
+    let spec: SmoothSpec = "cnn:6x16:32".parse().unwrap();
+    let layers = spec.layers(&[1, 28, 28], 10).unwrap();
+    assert_eq!(layers[0], Layer::Conv { channels: 1, filters: 6, size: 5 });
+    assert_eq!(layers[3], Layer::Conv { channels: 6, filters: 16, size: 5 });
+    assert_eq!(layers[7], Layer::Dense { inputs: 16 * 4 * 4, outputs: 32, bias: true });
+    let m = SmoothModel::from_spec(&spec, &[1, 28, 28], 10, WeightInit::FanIn, 0).unwrap();
+    assert_eq!(m.n_params(), 6 * 25 + 16 * 6 * 25 + 256 * 32 + 32 + 32 * 10 + 10);
+    assert!(spec.layers(&[1, 15, 15], 10).is_err());
+    assert!(spec.layers(&[784], 10).is_err());
+    for bad in ["cnn:6x16", "cnn:6:32", "cnn:6x16x8:32", "cnn:6x16:0"] {
+        assert!(bad.parse::<SmoothSpec>().is_err(), "{bad}");
+    }
 }

@@ -21,6 +21,7 @@
 
 mod batch;
 mod checkpoint;
+mod distill;
 mod gradient_sum;
 mod rda;
 mod relaxed;
@@ -29,6 +30,7 @@ mod ring_batch;
 mod smooth;
 
 pub use checkpoint::{Blob, Checkpoint, CheckpointError, RuleState};
+pub use distill::{TeacherParams, TeacherReport, TeacherTargets, teacher_targets};
 /// The hardware-exact vote rule's pieces (its generator, draws and margin test).
 pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt};
 pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, VoteParams};

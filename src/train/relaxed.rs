@@ -179,6 +179,9 @@ pub struct RelaxedRule<'a> {
     wiring: Vec<Tensor>,
     step: SmoothCircuit,
     ce: SmoothCircuit,
+    /// Distillation: a teacher's class probabilities per training example (row-major,
+    /// `classes` per example) and their weight `w` in each target, `(1 - w) one_hot + w p`.
+    soft_targets: Option<(Vec<f32>, f32)>,
 }
 
 impl<'a> RelaxedRule<'a> {
@@ -210,7 +213,25 @@ impl<'a> RelaxedRule<'a> {
             reachable,
             prune: true,
             ce: loss::softmax_cross_entropy_map(),
+            soft_targets: None,
         }
+    }
+
+    /// The rule learning from a teacher as well as from the labels: each example's target
+    /// is `(1 - weight) one_hot(label) + weight probs[example]`, where `probs` holds one
+    /// distribution over the classes per training example (knowledge distillation, Hinton
+    /// et al. 2015, with the teacher's temperature applied by the caller).
+    ///
+    /// # Panics
+    /// If `probs` is not one row of `classes` per training example, or `weight` is not in
+    /// `[0, 1]`.
+    #[must_use]
+    pub fn with_soft_targets(mut self, probs: Vec<f32>, weight: f32) -> Self {
+        let classes = self.net.network.n_classes;
+        assert_eq!(probs.len(), self.labels.len() * classes, "one distribution per example");
+        assert!((0.0..=1.0).contains(&weight), "a weight in [0, 1]");
+        self.soft_targets = Some((probs, weight));
+        self
     }
 
     /// The rule computing every gate, reached or not (for comparing with the pruned step).
@@ -340,7 +361,13 @@ impl Rule for RelaxedRule<'_> {
             let params = picked.as_ref().unwrap_or(&self.params);
             let (grads, stats) = batch_gradients(params, idx.len(), 2, |part| {
                 let idx = &idx[part];
-                let (x, y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
+                let (x, mut y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
+                if let Some((probs, w)) = &self.soft_targets {
+                    for (row, &e) in y.data_mut().chunks_exact_mut(classes).zip(idx) {
+                        let teacher = &probs[e * classes..(e + 1) * classes];
+                        row.iter_mut().zip(teacher).for_each(|(t, &p)| *t = (1.0 - w) * *t + w * p);
+                    }
+                }
                 let ins: Vec<&Tensor> = params.iter().chain(&self.wiring).chain([&x, &y]).collect();
                 let mut out = eval_tensors(&self.step, &ins);
                 let scores = out.pop().expect("scores");
