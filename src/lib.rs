@@ -103,7 +103,7 @@ pub use map::{
 };
 pub use pass::cec::CecError;
 pub use pass::cec::{CEC_LIMITS, CecMethod, CecParams, CecReport, Verdict, cec, cec_with};
-pub use pass::input_care::{CareFill, fill_input_dont_cares};
+pub use pass::input_care::{CareFill, fill_data_dont_cares, fill_input_dont_cares};
 pub use pass::{
     Balance, ConstProp, DontCare, Fraig, FraigStats, LocalPass, LocalStats, LowerParams, PASSES, Pass,
     PassContext, PassError, PassStats, Refactor, RefactorParams, Resub, ResubParams, Rewrite, RewriteParams,

@@ -430,3 +430,71 @@ fn a_teacher_distils_into_the_relaxed_network() -> Result<(), Box<dyn std::error
     }
     Ok(())
 }
+
+/// `--care-set training`: every layer's table entries no training example addresses are
+/// filled for fewer ANDs, so the training accuracy is exactly the encoder-only run's, the
+/// classifier is no larger, `eval` of the written model agrees with the run, and
+/// `metrics.json` counts the fill; bad values and other domains are refused.
+#[test]
+fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let run = |out: &str, extra: &[&str]| {
+        let args = [
+            "train",
+            "--data",
+            "iris",
+            "--domain",
+            "relaxed",
+            "--model",
+            "lut:4:48x2",
+            "--epochs",
+            "15",
+            "--lr",
+            "0.05",
+            "--hardware",
+            "none",
+            "--out",
+            out,
+            "--json",
+        ];
+        circuitlearn(&[&args[..], extra].concat(), d.path())
+    };
+    let (plain, filled) = (run("plain", &[]), run("filled", &["--care-set", "training"]));
+    for o in [&plain, &filled] {
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    let (p, f) = (last_json(&plain)?, last_json(&filled)?);
+    assert_eq!(p["train_accuracy"], f["train_accuracy"], "the training answers are kept");
+    let ands = |m: &serde_json::Value| m["and_nodes"].as_u64().ok_or("and_nodes");
+    assert!(ands(&f)? < ands(&p)?, "{} ANDs against {}", ands(&f)?, ands(&p)?);
+    let fill = &f["training_dont_cares"];
+    assert!(fill["luts_changed"].as_u64() > Some(0), "{f}");
+    assert!(fill["table_ands_after"].as_u64() < fill["table_ands_before"].as_u64(), "{f}");
+    assert!(p.get("training_dont_cares").is_none());
+    let e = circuitlearn(&["eval", "--model", "filled/model.json", "--split", "test", "--json"], d.path());
+    assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
+    assert_eq!(last_json(&e)?["accuracy"], f["test_accuracy"], "eval reads the filled tables");
+    let refused = [
+        (run("r", &["--care-set", "test"]), "--care-set: unknown 'test'; expected encoder or training"),
+        (
+            circuitlearn(
+                &["train", "--data", "iris", "--model", "mlp:8", "--care-set", "training"],
+                d.path(),
+            ),
+            "--care-set: applies to LUT networks",
+        ),
+        (
+            circuitlearn(
+                &["train", "--data", "iris", "--optimizer", "votes-hw", "--care-set", "training"],
+                d.path(),
+            ),
+            "--care-set: votes-hw keeps its tables",
+        ),
+    ];
+    for (o, why) in refused {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
+        assert!(err.contains(why), "{why}: {err}");
+    }
+    Ok(())
+}

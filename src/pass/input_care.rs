@@ -6,19 +6,28 @@
 //! [`fill_input_dont_cares`] may set them freely: it picks, for each table of at most 4
 //! inputs, the filling whose function has the smallest AIG in the rewriting table. The
 //! network's outputs stay the same on every encoded input, training and test alike.
+//!
+//! [`fill_data_dont_cares`] goes further, on request (`train --care-set training`): in
+//! every layer, the entries no training example addresses are free. The network's outputs
+//! stay the same on every training example; elsewhere they may change, which the test
+//! accuracy then measures.
 
 use super::rewrite::and_count4;
 use crate::data::BitRule;
 use crate::domain::LutLayers;
+use crate::lanes::{BitMatrix, tail_mask};
+use rayon::prelude::*;
 
 /// What [`fill_input_dont_cares`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CareFill {
-    /// First-layer LUTs with at least one address never produced by the encoder.
+    /// LUTs with at least one address never produced by the encoder (first layer) or
+    /// never reached by the data ([`fill_data_dont_cares`]).
     pub luts_with_dont_cares: usize,
     /// LUTs whose table changed (a cheaper function on the same care set).
     pub luts_changed: usize,
-    /// Sum over the first layer of the table's AND count before and after.
+    /// Sum over the filled layers (tables of at most 4 inputs) of the table's AND count
+    /// before and after.
     pub table_ands: (usize, usize),
 }
 
@@ -47,33 +56,107 @@ pub fn fill_input_dont_cares(
     let k = first.k;
     for (lut, sources) in first.sources.chunks_exact(k).enumerate() {
         let table = &mut params[lut << k..(lut + 1) << k];
-        let old = pack(table);
         // Entries no encoded input reads (`k <= 4`: at most 16 entries).
-        let free = !care_mask(sources, rules) & ((1u32 << (1 << k)) - 1);
-        let before = and_count4(widen(old, k));
-        fill.table_ands.0 += before;
-        if free == 0 || free.count_ones() > MAX_FREE_ENTRIES {
-            fill.table_ands.1 += before;
-            continue;
+        fill_table(table, k, !care_mask(sources, rules), &mut fill);
+    }
+    fill
+}
+
+/// Sets the entries of every table of fan-in at most 4 in `params` that no example of
+/// `inputs` (one row per input bit of `layers`) addresses, as
+/// [`fill_input_dont_cares`] does with the encoder's: each table becomes the cheapest
+/// function that agrees with it on every address the examples reach. The network's
+/// outputs are unchanged on every example of `inputs`.
+///
+/// # Panics
+/// If `params` or `inputs` do not fit `layers`.
+pub fn fill_data_dont_cares(layers: &LutLayers, params: &mut [bool], inputs: &BitMatrix) -> CareFill {
+    assert_eq!(params.len(), layers.n_params(), "one parameter per table entry");
+    assert_eq!(inputs.rows(), layers.n_inputs, "one row per input bit");
+    let mut fill = CareFill::default();
+    let words = inputs.words();
+    let tail = tail_mask(inputs.examples());
+    let mut prev: Vec<Vec<u64>> = (0..inputs.rows()).map(|r| inputs.row(r).to_vec()).collect();
+    let mut start = 0;
+    for layer in &layers.layers {
+        let k = layer.k;
+        let width = layer.width();
+        let tables = &mut params[start..start + (width << k)];
+        start += width << k;
+        // Each LUT's output rows and the addresses it sees, computed from its table
+        // before any filling (the filled table agrees on every address seen).
+        let (outs, seen): (Vec<Vec<u64>>, Vec<u32>) = layer
+            .sources
+            .par_chunks(k.max(1))
+            .zip(tables.par_chunks(1 << k))
+            .map(|(src, table)| lut_rows(src, table, &prev, words, tail))
+            .unzip();
+        if (1..=4).contains(&k) {
+            for ((table, &seen), _) in tables.chunks_mut(1 << k).zip(&seen).zip(0..width) {
+                fill_table(table, k, !seen, &mut fill);
+            }
         }
-        fill.luts_with_dont_cares += 1;
-        // Every non-empty subset of the free entries flipped, against the table as it is.
-        let mut best = (before, 0u32, old);
-        let mut flip = free;
-        while flip != 0 {
-            let t = old ^ flip;
-            best = best.min((and_count4(widen(t, k)), flip.count_ones(), t));
-            flip = (flip - 1) & free;
-        }
-        fill.table_ands.1 += best.0;
-        if best.2 != old {
-            fill.luts_changed += 1;
-            for (i, e) in table.iter_mut().enumerate() {
-                *e = best.2 >> i & 1 == 1;
+        prev = outs;
+    }
+    fill
+}
+
+/// The output rows of one LUT (`table` over the rows `src` of `prev`, `words` words each,
+/// `tail` the valid lanes of the last word) and the mask of the addresses it sees (`k <=
+/// 5`; wider LUTs report every address seen).
+fn lut_rows(src: &[u32], table: &[bool], prev: &[Vec<u64>], words: usize, tail: u64) -> (Vec<u64>, u32) {
+    let k = src.len();
+    let mut out = vec![0u64; words];
+    let mut seen = 0u32;
+    for (w, o) in out.iter_mut().enumerate() {
+        let valid = if w + 1 == words { tail } else { !0 };
+        for (a, &entry) in table.iter().enumerate() {
+            let hit = src.iter().enumerate().fold(valid, |m, (i, &s)| {
+                let x = prev[s as usize][w];
+                m & if a >> i & 1 == 1 { x } else { !x }
+            });
+            if hit != 0 {
+                seen |= 1u32.checked_shl(a as u32).unwrap_or(0);
+                if entry {
+                    *o |= hit;
+                }
             }
         }
     }
-    fill
+    if k > 5 {
+        seen = u32::MAX;
+    }
+    (out, seen)
+}
+
+/// Fills the entries `free` (bit `a` for entry `a`) of one table of `k <= 4` inputs with
+/// the cheapest choice (fewest ANDs in the rewriting table; ties keep the most entries,
+/// then the smallest table), at most [`MAX_FREE_ENTRIES`] free entries, and counts it.
+fn fill_table(table: &mut [bool], k: usize, free: u32, fill: &mut CareFill) {
+    let old = pack(table);
+    let free = free & ((1u32 << (1 << k)) - 1);
+    let before = and_count4(widen(old, k));
+    fill.table_ands.0 += before;
+    if free == 0 || free.count_ones() > MAX_FREE_ENTRIES {
+        fill.table_ands.1 += before;
+        return;
+    }
+    fill.luts_with_dont_cares += 1;
+    // Every non-empty subset of the free entries flipped, against the table as it is.
+    let mut best = (before, 0u32, old);
+    let mut flip = free;
+    while flip != 0 {
+        let t = old ^ flip;
+        best = best.min((and_count4(widen(t, k)), flip.count_ones(), t));
+        flip = (flip - 1) & free;
+    }
+    fill.table_ands.1 += best.0;
+    if best.2 != old {
+        fill.luts_changed += 1;
+        for (i, e) in table.iter_mut().enumerate() {
+            *e = best.2 >> i & 1 == 1;
+        }
+    }
 }
 
 /// The addresses (bit `a` of the mask) a LUT reading input bits `sources` can see.
@@ -185,5 +268,47 @@ mod tests {
         let wide = LutLayers { n_inputs: 5, layers: vec![LutLayer { k: 5, sources: vec![0, 0, 0, 0, 0] }] };
         let mut params = vec![true; 32];
         assert_eq!(fill_input_dont_cares(&wide, &mut params, &rules), CareFill::default());
+    }
+
+    /// Data don't-cares in every layer: 150 examples whose 8 input bits are thresholds of
+    /// two values (so many addresses never occur), two layers of 4-input LUTs and a
+    /// 5-input output layer (left alone: filled only up to 4 inputs, but evaluated). The
+    /// filled network answers exactly as before on every example, and costs no more.
+    #[test]
+    fn data_fills_keep_every_example_and_never_cost_more() {
+        use crate::domain::LutNetwork;
+        use crate::lanes::EvalParams;
+        let mut x = 0x2545_f491_u32;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x
+        };
+        let examples: Vec<Vec<bool>> = (0..150)
+            .map(|_| {
+                let (a, b) = (next() % 5, next() % 5);
+                (0..8).map(|i| if i < 4 { a > i } else { b > i - 4 }).collect()
+            })
+            .collect();
+        let inputs = BitMatrix::from_examples(8, &examples);
+        let mut sources = |n: usize, of: u32| (0..n).map(|_| next() % of).collect::<Vec<u32>>();
+        let layers = LutLayers {
+            n_inputs: 8,
+            layers: vec![
+                LutLayer { k: 4, sources: sources(6 * 4, 8) },
+                LutLayer { k: 4, sources: sources(5 * 4, 6) },
+                LutLayer { k: 5, sources: sources(2 * 5, 5) },
+            ],
+        };
+        let mut params: Vec<bool> = (0..layers.n_params()).map(|_| next() & 1 == 1).collect();
+        let kernel = LutNetwork::from_layers(&layers);
+        let before = kernel.eval(&params, &inputs, &EvalParams::default());
+        let old = params.clone();
+        let fill = fill_data_dont_cares(&layers, &mut params, &inputs);
+        assert!(fill.luts_with_dont_cares > 0 && fill.luts_changed > 0, "{fill:?}");
+        assert!(fill.table_ands.1 < fill.table_ands.0, "{fill:?}");
+        assert_eq!(kernel.eval(&params, &inputs, &EvalParams::default()), before, "same answers");
+        assert_eq!(params[params.len() - 64..], old[old.len() - 64..], "5-input tables are left alone");
     }
 }

@@ -155,6 +155,17 @@ pub struct SmoothConfig {
     pub batch: usize,
 }
 
+/// The table entries of a trained LUT network filled as don't-cares
+/// ([`fill_input_dont_cares`](crate::fill_input_dont_cares),
+/// [`fill_data_dont_cares`](crate::fill_data_dont_cares)).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CareSet {
+    /// The first layer's addresses no encoded input can produce.
+    Encoder,
+    /// Those, and every layer's addresses no training example reaches.
+    Training,
+}
+
 /// Ring (`--domain poly`) training settings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolyConfig {
@@ -235,6 +246,8 @@ pub struct TrainConfig {
     pub out: Option<PathBuf>,
     /// `--checkpoint-every` (0 = never).
     pub checkpoint_every: usize,
+    /// Which table entries are filled as don't-cares after training.
+    pub care_set: CareSet,
     /// `--max-memory`, bytes (`None`: the memory available).
     pub max_memory: Option<u64>,
 }
@@ -444,6 +457,17 @@ impl TrainConfig {
         let script = parse_script(&passes, &PassContext { care: Some(crate::lanes::BitMatrix::zeros(0, 0)) })
             .map_err(|e| bad("--passes", e.to_string()))?;
         let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
+        let care_set = match o.care_set.as_deref() {
+            None | Some("encoder") => CareSet::Encoder,
+            Some("training") => CareSet::Training,
+            Some(x) => return Err(bad("--care-set", format!("unknown '{x}'; expected encoder or training"))),
+        };
+        if care_set == CareSet::Training && matches!(domain, Domain::Smooth | Domain::Poly) {
+            return Err(bad("--care-set", "applies to LUT networks (--domain bool or relaxed)"));
+        }
+        if care_set == CareSet::Training && o.optimizer.as_deref().is_some_and(|x| x.ends_with("votes-hw")) {
+            return Err(bad("--care-set", "votes-hw keeps its tables as the hardware trainer computes them"));
+        }
         const POLY: &str = "ring models (--domain poly)";
         if domain != Domain::Poly {
             not_for(&[("--ring", o.ring.is_some()), ("--frac-bits", o.frac_bits.is_some())], POLY)?;
@@ -705,6 +729,7 @@ impl TrainConfig {
             out: o.out.clone(),
             checkpoint_every: o.checkpoint_every.unwrap_or(0),
             max_memory,
+            care_set,
         })
     }
 

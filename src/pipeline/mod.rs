@@ -30,8 +30,8 @@ pub use classifier::{
     CLASSIFIER_FILE, SavedClassifier, model_fingerprint, saved_classifier, write_classifier,
 };
 pub use config::{
-    BoolConfig, BoolOptimizer, ConfigError, Domain, Hardware, ModelConfig, PolyConfig, RelaxedConfig,
-    SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
+    BoolConfig, BoolOptimizer, CareSet, ConfigError, Domain, Hardware, ModelConfig, PolyConfig,
+    RelaxedConfig, SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
 };
 pub use hw_trainer::{HwMode, HwTrainCheck, HwTrainError, HwTrainParams, RustRun, check_trainer, rust_run};
 pub use images::{ImageData, load as load_images};

@@ -252,6 +252,14 @@ pub struct TrainOptions {
     #[arg(long, value_name = "S")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub synth_budget: Option<f64>,
+    /// Which table entries of a trained LUT network are don't-cares, filled to give each
+    /// table (at most 4 inputs) its cheapest AIG: encoder (the first layer's addresses no
+    /// encoded input can produce; the function is unchanged on every input) or training
+    /// (every layer's addresses no training example reaches; the function is unchanged on
+    /// the training examples, and may change elsewhere) [default: encoder].
+    #[arg(long, value_name = "SET")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub care_set: Option<String>,
     /// Trained LUT cofactors of at most this many inputs, 0..=4, are lowered as minimum
     /// AIGs (exact synthesis) [default: 3].
     #[arg(long)]

@@ -14,7 +14,7 @@ use crate::learn::predict::predict;
 use crate::learn::relaxed::{RelaxedNet, RelaxedSpec};
 use crate::learn::{Body, Network};
 use crate::pass::LowerParams;
-use crate::pass::input_care::{CareFill, fill_input_dont_cares};
+use crate::pass::input_care::{CareFill, fill_data_dont_cares, fill_input_dont_cares};
 use crate::pass::{self, BudgetReport, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};
@@ -129,6 +129,8 @@ pub struct Trained {
     /// The first layer's tables changed on inputs the encoder never produces (bit models
     /// over numeric features; see [`fill_input_dont_cares`](crate::fill_input_dont_cares)).
     pub input_care: Option<CareFill>,
+    /// What the training examples' don't-cares changed (`--care-set training`).
+    pub data_care: Option<CareFill>,
     /// Training labels.
     pub train_labels: Vec<u32>,
     /// Test labels.
@@ -612,9 +614,24 @@ pub fn train(
         }
         TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => None,
     };
+    // After the encoder's: the training examples' don't-cares include them.
+    let data_care = match (&mut model, &x_train) {
+        _ if cfg.care_set != super::config::CareSet::Training => None,
+        (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => None,
+        (
+            TrainedModel::Bool { net, params, .. } | TrainedModel::Relaxed { discrete: net, params, .. },
+            Some(x),
+        ) => net
+            .layers
+            .as_ref()
+            .filter(|l| l.n_params() == params.len())
+            .map(|layers| fill_data_dont_cares(layers, params, x)),
+        _ => None,
+    };
     Ok(Trained {
         model,
         input_care,
+        data_care,
         stop,
         epochs: epoch_seconds.len(),
         epoch_seconds,
@@ -868,16 +885,19 @@ pub fn metrics(
         }
         _ => {}
     }
+    let fill = |c: &CareFill| {
+        json!({
+            "luts_with_dont_cares": c.luts_with_dont_cares,
+            "luts_changed": c.luts_changed,
+            "table_ands_before": c.table_ands.0,
+            "table_ands_after": c.table_ands.1,
+        })
+    };
+    if let Some(c) = &trained.data_care {
+        o.insert("training_dont_cares".into(), fill(c));
+    }
     if let Some(c) = &trained.input_care {
-        o.insert(
-            "input_dont_cares".into(),
-            json!({
-                "luts_with_dont_cares": c.luts_with_dont_cares,
-                "luts_changed": c.luts_changed,
-                "table_ands_before": c.table_ands.0,
-                "table_ands_after": c.table_ands.1,
-            }),
-        );
+        o.insert("input_dont_cares".into(), fill(c));
     }
     m
 }
