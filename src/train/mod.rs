@@ -31,7 +31,7 @@ mod smooth;
 pub use checkpoint::{Blob, Checkpoint, CheckpointError, RuleState};
 /// The hardware-exact vote rule's pieces (its generator, draws and margin test).
 pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt};
-pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, VoteParams};
+pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, RewireParams, RewireStats, VoteParams};
 pub use relaxed::{Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, train_relaxed};
 #[cfg(test)]
 use ring::polycirc_iris_parts;
