@@ -77,9 +77,9 @@ pub use learn::{Body, Head, MAX_PARAMS, ModelError, ModelSpec, Network};
 pub use train::{
     Checkpoint, CheckpointError, EarlyStop, EpochEnd, FixedRun, HwVoteError, HwVoteParams, Init, IrisRing,
     Order, Phase, RdaEpoch, RdaRule, RdaVariant, RelaxedEpoch, RelaxedParams, RelaxedRule, Report,
-    RingBatchRule, RingEpoch, RingLanes, RingRule, Rule, Schedule, SmoothEpoch, SmoothParams, SmoothRule,
-    StopReason, TeacherParams, TeacherReport, TeacherTargets, Trainer, VoteParams, numeric_optics_iris,
-    polycirc_iris, teacher_targets, train_relaxed,
+    RewireParams, RewireStats, RingBatchRule, RingEpoch, RingLanes, RingRule, Rule, Schedule, SmoothEpoch,
+    SmoothParams, SmoothRule, StopReason, TeacherParams, TeacherReport, TeacherTargets, Trainer, VoteParams,
+    numeric_optics_iris, polycirc_iris, teacher_targets, train_relaxed,
 };
 
 // Smooth (f32) models, for comparison and for the relaxed gates.

@@ -406,6 +406,43 @@ fn input_radius_wires_first_layer_luts_locally() {
     );
 }
 
+/// `--rewire` moves first-layer LUTs of a two-layer model to new sources: `model.json`
+/// carries every layer's wiring, and `eval` on it agrees with train's figures on both
+/// splits; without a hidden layer it is one error line.
+#[test]
+fn rewired_wiring_is_in_the_model_file() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let data = dir.to_str().unwrap();
+    let args = ["train", "--data", data, "--model", "lut:6:60x2:20,groupsum:10", "--encoding", "uniform:3"];
+    let run = |extra: &[&str], out: &str| {
+        let more = ["--epochs", "3", "--hardware", "none", "--json", "--out", out];
+        let o = circuitlearn(&[&args[..], extra, &more[..]].concat(), d.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let model = std::fs::read_to_string(d.path().join(out).join("model.json")).unwrap();
+        (last_json(&o), serde_json::from_str::<serde_json::Value>(&model).unwrap())
+    };
+    let (_, plain) = run(&[], "plain");
+    assert!(plain.get("learned_wiring").is_none());
+    let (j, model) = run(&["--rewire", "0.5", "--rewire-candidates", "16"], "rewired");
+    assert_eq!(j["rewire"], serde_json::json!({ "fraction": 0.5, "candidates": 16, "finalists": 16 }));
+    let wiring = model["learned_wiring"].as_array().unwrap();
+    assert_eq!((wiring[0].as_array().unwrap().len(), wiring[1].as_array().unwrap().len()), (60 * 6, 20 * 6));
+    assert!(wiring[0].as_array().unwrap().iter().all(|s| s.as_u64().unwrap() < 784 * 3));
+    let path = d.path().join("rewired/model.json");
+    let path = path.to_str().unwrap();
+    for (split, key) in [("test", "test_accuracy"), ("train", "train_accuracy")] {
+        let eval = circuitlearn(&["eval", "--model", path, "--split", split, "--json"], d.path());
+        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+        assert_eq!(last_json(&eval)["accuracy"], j[key], "{split}");
+    }
+    assert_bad_input(
+        &["train", "--data", "iris", "--model", "lut:2:8x1,groupsum:3", "--rewire", "0.5"],
+        d.path(),
+        "--rewire: applies to LUT models with a hidden layer",
+    );
+}
+
 /// A synthetic MNIST-shaped directory: 28x28 images of "0" (a ring), "1" (a bar) and "7"
 /// (a diagonal, which the protocol must drop), with a few pixels flipped.
 fn synthetic_digits(dir: &Path) {

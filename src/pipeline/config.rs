@@ -101,6 +101,8 @@ pub struct BoolConfig {
     /// Local first-layer wiring on image data: each first-layer LUT reads pixels within
     /// this many rows and columns of its centre (`None`: the seeded random wiring).
     pub input_radius: Option<usize>,
+    /// Rewiring of the last hidden layer between epochs (`None`: the wiring stays).
+    pub rewire: Option<crate::train::RewireParams>,
 }
 
 /// Relaxed training settings.
@@ -292,6 +294,64 @@ fn at_least_one(option: &str, v: usize) -> Result<usize, ConfigError> {
     if v >= 1 { Ok(v) } else { Err(bad(option, "must be at least 1")) }
 }
 
+/// Most candidate sources `--rewire-candidates` may ask for.
+pub const MAX_REWIRE_CANDIDATES: usize = 4096;
+
+/// The `--rewire` settings: a fraction in (0, 1] with the vote rule (`rda` or `votes`) on
+/// a LUT model of two or more layers (its depth, or a `binary`/`onehot` head's extra
+/// layer; `None` spec means the one-layer default, refused), candidates in
+/// 1..=[`MAX_REWIRE_CANDIDATES`], and no `--rewire-candidates` without `--rewire`.
+fn rewire_options(
+    o: &TrainOptions,
+    optimizer: BoolOptimizer,
+    spec: Option<ModelSpec>,
+) -> Result<Option<crate::train::RewireParams>, ConfigError> {
+    let Some(fraction) = o.rewire else {
+        return match o.rewire_candidates {
+            Some(_) => Err(bad("--rewire-candidates", "applies with --rewire")),
+            None if o.rewire_finalists.is_some() => Err(bad("--rewire-finalists", "applies with --rewire")),
+            None => Ok(None),
+        };
+    };
+    if !(fraction > 0.0 && fraction <= 1.0) {
+        return Err(bad("--rewire", format!("must be in (0, 1], got {fraction}")));
+    }
+    if !matches!(optimizer, BoolOptimizer::Rda | BoolOptimizer::Votes) {
+        return Err(bad("--rewire", "applies to the vote rule (--optimizer rda or votes)"));
+    }
+    let layered = match spec {
+        Some(s) => match s.body {
+            crate::learn::Body::Lut { depth, .. } => {
+                depth >= 2 || !matches!(s.head, crate::learn::Head::GroupSum(_))
+            }
+            _ => false,
+        },
+        None => o.init.is_some(),
+    };
+    if !layered {
+        let what = spec.map_or_else(|| "the default lut:6:64x1".to_owned(), |s| s.to_string());
+        return Err(bad(
+            "--rewire",
+            format!("applies to LUT models with a hidden layer (lut:K:WxD with D >= 2), not {what}"),
+        ));
+    }
+    let candidates = o.rewire_candidates.unwrap_or(128);
+    if !(1..=MAX_REWIRE_CANDIDATES).contains(&candidates) {
+        return Err(bad(
+            "--rewire-candidates",
+            format!("must be in 1..={MAX_REWIRE_CANDIDATES}, got {candidates}"),
+        ));
+    }
+    let finalists = o.rewire_finalists.unwrap_or(24.min(candidates));
+    if finalists > candidates {
+        return Err(bad(
+            "--rewire-finalists",
+            format!("must be at most --rewire-candidates ({candidates}), got {finalists}"),
+        ));
+    }
+    Ok(Some(crate::train::RewireParams { fraction, candidates, finalists }))
+}
+
 /// Parses an `--encoding` value.
 ///
 /// # Errors
@@ -407,6 +467,9 @@ impl TrainConfig {
             ("--positive-weight", o.positive_weight.is_some()),
             ("--sum-fanouts", o.sum_fanouts.is_some()),
             ("--counter-bits", o.counter_bits.is_some()),
+            ("--rewire", o.rewire.is_some()),
+            ("--rewire-candidates", o.rewire_candidates.is_some()),
+            ("--rewire-finalists", o.rewire_finalists.is_some()),
         ];
         const BOOL_ONLY: &str = "Boolean training (--domain bool)";
         let file_order = [("--file-order", o.file_order.is_some())];
@@ -556,6 +619,7 @@ impl TrainConfig {
                         ));
                     }
                 }
+                let rewire = rewire_options(&o, optimizer, spec)?;
                 ModelConfig::Bool(BoolConfig {
                     spec,
                     optimizer,
@@ -569,6 +633,7 @@ impl TrainConfig {
                     counter_bits,
                     file_order: o.file_order.unwrap_or(false),
                     input_radius: o.input_radius,
+                    rewire,
                 })
             }
             Domain::Relaxed => {
@@ -828,6 +893,9 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--positive-weight", o.positive_weight.is_some()),
         ("--sum-fanouts", o.sum_fanouts.is_some()),
         ("--counter-bits", o.counter_bits.is_some()),
+        ("--rewire", o.rewire.is_some()),
+        ("--rewire-candidates", o.rewire_candidates.is_some()),
+        ("--rewire-finalists", o.rewire_finalists.is_some()),
         ("--file-order", o.file_order.is_some()),
         ("--init", o.init.is_some()),
         ("--encoding", o.encoding.is_some()),

@@ -138,6 +138,26 @@ pub struct TrainOptions {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sum_fanouts: Option<bool>,
+    /// bool votes on LUT networks of two or more layers: after every epoch but the last,
+    /// offer this fraction of the last hidden layer's LUTs (at random) new sources, chosen
+    /// among --rewire-candidates by the vote rule's score of what the output reading the
+    /// LUT wants of it, and a table fitted to that, kept where it scores higher; in (0, 1]
+    /// (model.json stores the wiring) [default: no rewiring].
+    #[arg(long, value_name = "F")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewire: Option<f64>,
+    /// bool, with --rewire: random candidate sources scored per offered LUT, at most 4096
+    /// (at least the LUT's fan-in are drawn) [default: 128].
+    #[arg(long, value_name = "C")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewire_candidates: Option<usize>,
+    /// bool, with --rewire: the best F candidates by their score alone compete for a LUT's
+    /// sources one at a time (each the one under which the table fitted to the sources so
+    /// far and it scores highest); at most --rewire-candidates, and F <= the fan-in takes
+    /// the best by score alone [default: 24, at most the candidates].
+    #[arg(long, value_name = "F")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewire_finalists: Option<usize>,
     /// bool votes-hw: width of each saturating flip and keep counter, 1..=32 [default:
     /// wide enough never to saturate over a batch].
     #[arg(long, value_name = "BITS")]

@@ -475,12 +475,28 @@ pub fn train(
             // the inputs twice (by row and by example).
             let need = net.n_params() as u64 * 48 + 2 * bits_bytes(&x_train) + bits_bytes(&x_test);
             check_memory(cfg, &format!("training {}", net.spec), need)?;
+            if b.rewire.is_some() && net.layers.as_ref().is_none_or(|l| l.layers.len() < 2) {
+                return Err(PipelineError::Invalid(format!(
+                    "--rewire applies to LUT models with a hidden layer, not {}",
+                    net.spec
+                )));
+            }
             let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant)
                 .init(init)
                 .batch(b.batch)
                 .shuffle(!b.file_order);
+            if let Some(p) = b.rewire {
+                rule = rule.rewire(p);
+            }
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
+            let rewired = rule.wiring();
             let params = rule.into_params();
+            let (net, learned_wiring) = match rewired {
+                Some(w) => {
+                    (Network::build_with_wiring(net.spec, net.circuit.n_args(), n_classes, seed, &w)?, w)
+                }
+                None => (net, learned_wiring),
+            };
             let model = TrainedModel::Bool {
                 net,
                 params,
@@ -855,6 +871,11 @@ pub fn metrics(
         && let Some(r) = b.input_radius
     {
         o.insert("input_radius".into(), json!(r));
+    }
+    if let ModelConfig::Bool(b) = &cfg.model
+        && let Some(r) = b.rewire
+    {
+        o.insert("rewire".into(), json!(r));
     }
     match &trained.model {
         TrainedModel::Bool { init: Some((file, before)), .. } => {

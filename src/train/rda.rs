@@ -11,12 +11,15 @@
 //!   (saturating counters, integer weight, a xorshift acceptance draw; [`HwVoteParams`]).
 
 mod hw;
+mod rewire;
 
 pub use hw::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt, state_after, xorshift64};
+use rewire::VoteView;
+pub use rewire::{RewireParams, RewireStats};
 
 use super::{Blob, CheckpointError, EarlyStop, Order, Rule, RuleState};
 use crate::circuit::Circuit;
-use crate::domain::{Bool, LutNetwork, Propagation};
+use crate::domain::{Bool, LutLayers, LutNetwork, Propagation};
 use crate::lanes::{BitMatrix, EvalParams, Program, ReverseProgram, tail_mask};
 use crate::learn::head::accuracy;
 use crate::learn::predict::predict;
@@ -25,6 +28,7 @@ use crate::learn::{Head, Network};
 use rand::RngExt;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// How the vote rule turns votes into flips.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -118,7 +122,8 @@ pub struct RdaEpoch {
 
 /// RDA on a [`Network`] with its training inputs (one row per input bit) and labels.
 pub struct RdaRule<'a> {
-    net: &'a Network,
+    /// The network as given, or as rewired ([`RdaRule::rewire`]).
+    net: Cow<'a, Network>,
     inputs: &'a BitMatrix,
     labels: &'a [u32],
     variant: RdaVariant,
@@ -127,6 +132,9 @@ pub struct RdaRule<'a> {
     shuffle: bool,
     params: Vec<bool>,
     engine: Engine,
+    rewire: Option<RewireParams>,
+    /// What the last rewiring did.
+    rewired: Option<RewireStats>,
 }
 
 /// What a variant evaluates.
@@ -156,7 +164,7 @@ impl<'a> RdaRule<'a> {
             }
         };
         Self {
-            net,
+            net: Cow::Borrowed(net),
             inputs,
             labels,
             variant,
@@ -165,7 +173,63 @@ impl<'a> RdaRule<'a> {
             shuffle: true,
             params: Vec::new(),
             engine,
+            rewire: None,
+            rewired: None,
         }
+    }
+
+    /// Rewire the last hidden layer of a layered LUT network between epochs as `p` says
+    /// (see [`RewireParams`]); the vote rule only.
+    #[must_use]
+    pub fn rewire(mut self, p: RewireParams) -> Self {
+        self.rewire = Some(p);
+        self
+    }
+
+    /// Each layer's sources if rewiring changed the network (for the model file's
+    /// `learned_wiring`), `None` otherwise.
+    #[must_use]
+    pub fn wiring(&self) -> Option<Vec<Vec<u32>>> {
+        match &self.net {
+            Cow::Owned(net) => {
+                net.layers.as_ref().map(|l| l.layers.iter().map(|l| l.sources.clone()).collect())
+            }
+            Cow::Borrowed(_) => None,
+        }
+    }
+
+    /// Rewires after an epoch (see [`RdaRule::rewire`]); `None` when not asked to, not
+    /// the vote rule or not a layered LUT network.
+    fn rewire_now(&mut self, rng: &mut ChaCha8Rng) -> Option<RewireStats> {
+        let (p, RdaVariant::Votes(v)) = (self.rewire?, self.variant) else { return None };
+        let mut layers = self.net.layers.clone()?;
+        let out = match &self.engine {
+            Engine::Batched(kernels, _) => kernels.forward(&self.params, self.inputs),
+            Engine::Faithful(..) => return None,
+        };
+        let view = VoteView {
+            inputs: self.inputs,
+            targets: &self.net.targets(self.labels),
+            active: &active_lanes(&self.net, &out, self.labels, v.margin),
+            positive_weight: v.positive_weight,
+        };
+        let stats = rewire::rewire(&mut layers, &mut self.params, &view, &p, rng);
+        self.set_layers(layers);
+        Some(stats)
+    }
+
+    /// Replaces the network's layers (rewired, or restored from a checkpoint).
+    fn set_layers(&mut self, layers: LutLayers) {
+        let net = Network {
+            spec: self.net.spec,
+            circuit: layers.circuit(),
+            n_classes: self.net.n_classes,
+            layers: Some(layers),
+        };
+        if let Engine::Batched(kernels, _) = &mut self.engine {
+            *kernels = Kernels::of(&net);
+        }
+        self.net = Cow::Owned(net);
     }
 
     /// Initial parameters.
@@ -226,8 +290,8 @@ impl Rule for RdaRule<'_> {
         };
     }
 
-    fn epoch(&mut self, epoch: usize, _epochs: usize, order: &[usize], rng: &mut ChaCha8Rng) -> RdaEpoch {
-        let (net, labels) = (self.net, self.labels);
+    fn epoch(&mut self, epoch: usize, epochs: usize, order: &[usize], rng: &mut ChaCha8Rng) -> RdaEpoch {
+        let (net, labels) = (&*self.net, self.labels);
         let (flips, proposed) = match (&self.engine, &self.variant) {
             (Engine::Faithful(step, targets), _) => {
                 let f = faithful_epoch(step, &mut self.params, self.inputs, targets, order);
@@ -273,6 +337,10 @@ impl Rule for RdaRule<'_> {
                 (flips, flips)
             }
         };
+        if self.rewire.is_some() && epoch < epochs {
+            self.rewired = self.rewire_now(rng);
+        }
+        let net = &*self.net;
         let train_accuracy = shard_accuracy(net, &self.params, self.inputs, &self.engine, labels);
         RdaEpoch { epoch, flips, proposed, train_accuracy }
     }
@@ -288,17 +356,44 @@ impl Rule for RdaRule<'_> {
     }
 
     fn describe(&self, e: &RdaEpoch) -> String {
-        format!("train acc {:.3}, {} flips", e.train_accuracy, e.flips)
+        let rewired = match self.rewired {
+            Some(r) if self.rewire.is_some() => format!(", rewired {} of {} offered", r.rewired, r.offered),
+            _ => String::new(),
+        };
+        format!("train acc {:.3}, {} flips{rewired}", e.train_accuracy, e.flips)
     }
 
     fn save(&self) -> RuleState {
         let mut s = RuleState::default();
         s.put("params", Blob::Bits(self.params.clone()));
+        if let Some(wiring) = self.wiring() {
+            for (l, sources) in wiring.into_iter().enumerate() {
+                s.put(&format!("wiring{l}"), Blob::U32(sources));
+            }
+        }
         s
     }
 
     fn restore(&mut self, mut state: RuleState) -> Result<(), CheckpointError> {
         self.params = state.take_bits("params", self.net.n_params())?;
+        if let Some(mut layers) = self.net.layers.clone().filter(|_| state.has("wiring0")) {
+            let mut below = layers.n_inputs;
+            for (l, layer) in layers.layers.iter_mut().enumerate() {
+                let sources = state.take_u32(&format!("wiring{l}"))?;
+                let n = layer.sources.len();
+                if sources.len() != n || sources.iter().any(|&s| s as usize >= below) {
+                    return Err(CheckpointError::Mismatch(format!(
+                        "wiring{l}: {} sources below {below} expected, not {} ({} too large)",
+                        n,
+                        sources.len(),
+                        sources.iter().filter(|&&s| s as usize >= below).count()
+                    )));
+                }
+                layer.sources = sources;
+                below = layer.width();
+            }
+            self.set_layers(layers);
+        }
         Ok(())
     }
 }

@@ -60,6 +60,24 @@ fn rda_rules_resume_exactly() {
     }
 }
 
+/// A rewiring run's checkpoints carry the wiring: resumed from any epoch, the rule ends
+/// with the same tables and the same sources.
+#[test]
+fn rewiring_resumes_exactly() {
+    let (x, labels) = iris_bits();
+    let votes = VoteParams::for_head(Head::GroupSum(3), 3);
+    let net =
+        Network::build("lut:3:24x2:12,groupsum:3".parse::<ModelSpec>().unwrap(), x.rows(), 3, 5).unwrap();
+    let trainer = Trainer::new().epochs(5).seed(9);
+    let p = RewireParams { fraction: 0.5, candidates: 8, finalists: 5 };
+    let make = || RdaRule::new(&net, &x, &labels, RdaVariant::Votes(votes)).batch(40).rewire(p);
+    let mut rule = make();
+    trainer.run(&mut rule, None, |_| {}).unwrap();
+    let wiring = rule.wiring().expect("the run rewired");
+    assert_ne!(wiring[0], net.layers.as_ref().unwrap().layers[0].sources, "no LUT was rewired");
+    check_resume("rewire", &trainer, make, |r| (r.params().to_vec(), r.wiring()));
+}
+
 #[test]
 fn a_checkpoint_of_another_model_is_refused() {
     let (x, labels) = iris_bits();

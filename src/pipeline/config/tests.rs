@@ -185,6 +185,48 @@ fn input_radius_applies_to_boolean_lut_models() {
     refused("domain = \"poly\"\ninput-radius = 2", "--input-radius");
 }
 
+/// `--rewire F` is the vote rule's rewiring of a LUT model's last hidden layer: F in
+/// (0, 1], 128 candidates unless `--rewire-candidates` (1 to 4096) says otherwise, of which
+/// 24 finalists unless `--rewire-finalists` (at most the candidates) says otherwise; refused
+/// for other optimisers, models without a hidden layer and other domains.
+#[test]
+fn rewire_applies_to_the_vote_rule_on_layered_lut_models() {
+    let rewire = |toml: &str| match resolve(toml).unwrap().model {
+        ModelConfig::Bool(b) => b.rewire,
+        m => panic!("{m:?}"),
+    };
+    let two = "model = \"lut:6:60x2,groupsum:3\"\n";
+    assert_eq!(rewire(two), None);
+    let p = rewire(&format!("{two}rewire = 0.25")).unwrap();
+    assert_eq!((p.fraction, p.candidates, p.finalists), (0.25, 128, 24));
+    assert_eq!(rewire(&format!("{two}rewire = 0.25\nrewire-finalists = 0")).unwrap().finalists, 0);
+    let p = rewire(&format!("{two}rewire = 1.0\nrewire-candidates = 7\noptimizer = \"votes\""));
+    assert_eq!(
+        p.map(|p| (p.candidates, p.finalists)),
+        Some((7, 7)),
+        "finalists default to at most the candidates"
+    );
+    assert!(rewire("model = \"lut:6:60x1,binary\"\nrewire = 0.5").is_some());
+    for (toml, option) in [
+        (format!("{two}rewire = 0"), "--rewire"),
+        (format!("{two}rewire = 1.5"), "--rewire"),
+        (format!("{two}rewire = 0.5\nrewire-candidates = 0"), "--rewire-candidates"),
+        (format!("{two}rewire = 0.5\nrewire-candidates = 5000"), "--rewire-candidates"),
+        (format!("{two}rewire-candidates = 8"), "--rewire-candidates"),
+        (format!("{two}rewire-finalists = 8"), "--rewire-finalists"),
+        (format!("{two}rewire = 0.5\nrewire-candidates = 16\nrewire-finalists = 17"), "--rewire-finalists"),
+        (format!("{two}rewire = 0.5\noptimizer = \"parity\""), "--rewire"),
+        (format!("{two}rewire = 0.5\noptimizer = \"votes-hw\""), "--rewire"),
+        ("model = \"lut:6:60x1,groupsum:3\"\nrewire = 0.5".to_owned(), "--rewire"),
+        ("rewire = 0.5".to_owned(), "--rewire"),
+        ("model = \"table\"\nrewire = 0.5".to_owned(), "--rewire"),
+        ("model = \"gates:8x2\"\nrewire = 0.5".to_owned(), "--rewire"),
+        ("domain = \"poly\"\nrewire = 0.5".to_owned(), "--rewire"),
+    ] {
+        refused(&toml, option);
+    }
+}
+
 /// `valid-fold = "I/F"` holds out fold I of F of the training examples, in every domain, with
 /// --test or --test-fraction alike; a value that is no fold is refused naming the option.
 #[test]

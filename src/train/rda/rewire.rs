@@ -1,0 +1,421 @@
+//! Rewiring between epochs of the vote rule ([`RdaRule::rewire`](super::RdaRule::rewire)):
+//! a local search over the sources and table of the last hidden layer's LUTs, scored as
+//! the vote rule scores a table entry.
+//!
+//! A hidden LUT `g` read by output `r` at address bit `i` matters on the examples where
+//! `r`'s table differs between bit `i` at 0 and at 1 (`t(s) != t(s ^ e_i)`, `r`'s
+//! sensitivity); on those, the value `g` should compute is the one that makes `r` right
+//! (`r`'s output with bit `i` at 1 equals the target, or not). A value's score is the
+//! vote rule's: the weighted examples on which it makes `r` right, minus those on which
+//! it makes `r` wrong among the examples that still carry error (misclassified or within
+//! the margin), positives weighted by the positive weight.
+//!
+//! After an epoch a random `fraction` of the hidden LUTs is offered: `candidates` random
+//! sources of the layer below are scored one by one (a source or its complement as the
+//! LUT's value); the best `finalists` of them compete for the `k` sources one at a time,
+//! each time the one under which the best table over the sources so far and it scores
+//! highest (the examples addressing each entry split by the new bit, each entry taking
+//! the better scoring value); with `finalists <= k` the `k` best alone are the sources.
+//! Each table entry is the better scoring value over the examples that address it (a
+//! random draw where none do). The new LUT replaces the old one where its score is
+//! higher. LUTs read by no output are left alone.
+
+use crate::domain::{LutLayer, LutLayers, LutNetwork};
+use crate::lanes::{BitMatrix, EvalParams};
+use rand::RngExt;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// How much a [`RdaRule`](super::RdaRule) rewires after each epoch.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RewireParams {
+    /// Fraction of the last hidden layer's LUTs offered new sources, in `(0, 1]`.
+    pub fraction: f64,
+    /// Random candidate sources scored per offered LUT (at least its fan-in are drawn).
+    pub candidates: usize,
+    /// The best this many candidates by their score alone compete for the sources one
+    /// at a time (at most the fan-in: the best by score alone are the sources).
+    pub finalists: usize,
+}
+
+/// What one rewiring did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RewireStats {
+    /// LUTs offered new sources.
+    pub offered: usize,
+    /// LUTs rewired (the offer scored higher).
+    pub rewired: usize,
+}
+
+/// The vote rule's view of the training set at the end of an epoch.
+pub struct VoteView<'a> {
+    /// Training inputs, one row per input bit.
+    pub inputs: &'a BitMatrix,
+    /// Target of every output, one row per output.
+    pub targets: &'a BitMatrix,
+    /// Examples that still carry error, one word per 64 examples.
+    pub active: &'a [u64],
+    /// Weight of examples whose output target is 1.
+    pub positive_weight: f64,
+}
+
+impl VoteView<'_> {
+    /// Weighted ones of `m(w)` over the example words, positives (`y`) weighted.
+    fn weight(&self, y: &[u64], m: impl Fn(usize) -> u64) -> f64 {
+        let (mut pos, mut neg) = (0u64, 0u64);
+        for (w, &y) in y.iter().enumerate() {
+            let m = m(w);
+            pos += u64::from((m & y).count_ones());
+            neg += u64::from((m & !y).count_ones());
+        }
+        self.positive_weight * pos as f64 + neg as f64
+    }
+
+    /// The vote score of a value that is right on `right(w)` and wrong on `wrong(w)`:
+    /// right examples count everywhere, wrong ones where they carry error.
+    fn score(&self, y: &[u64], right: impl Fn(usize) -> u64, wrong: impl Fn(usize) -> u64) -> f64 {
+        self.weight(y, right) - self.weight(y, |w| wrong(w) & self.active[w])
+    }
+}
+
+/// Each layer's LUT outputs on `inputs` (one row per input bit).
+fn layer_values(layers: &LutLayers, params: &[bool], inputs: &BitMatrix) -> Vec<BitMatrix> {
+    let mut vals: Vec<BitMatrix> = Vec::with_capacity(layers.layers.len());
+    let (mut start, mut n_in) = (0, layers.n_inputs);
+    for layer in &layers.layers {
+        let one = LutLayers { n_inputs: n_in, layers: vec![layer.clone()] };
+        let n = one.n_params();
+        let x = vals.last().unwrap_or(inputs);
+        let v = LutNetwork::from_layers(&one).eval(&params[start..start + n], x, &EvalParams::default());
+        vals.push(v);
+        start += n;
+        n_in = layer.width();
+    }
+    vals
+}
+
+/// LUTs of fan-in `k` with the given `sources` (`k` per LUT) and `tables` (`2^k` per LUT)
+/// on `x`: one row per LUT, tail lanes cleared.
+fn eval_luts(x: &BitMatrix, k: usize, sources: Vec<u32>, tables: &[bool]) -> BitMatrix {
+    let one = LutLayers { n_inputs: x.rows(), layers: vec![LutLayer { k, sources }] };
+    let mut out = LutNetwork::from_layers(&one).eval(tables, x, &EvalParams::default());
+    for r in 0..out.rows() {
+        out.clear_tail(r);
+    }
+    out
+}
+
+/// The bits of `row` on the lanes set in `mask`, packed.
+fn pack(mask: &[u64], row: &[u64]) -> Vec<u64> {
+    let n: u32 = mask.iter().map(|m| m.count_ones()).sum();
+    let mut out = vec![0u64; (n as usize).div_ceil(64)];
+    let mut at = 0usize;
+    for (&m, &x) in mask.iter().zip(row) {
+        let mut m = m;
+        while m != 0 {
+            let b = m.trailing_zeros();
+            out[at / 64] |= (x >> b & 1) << (at % 64);
+            at += 1;
+            m &= m - 1;
+        }
+    }
+    out
+}
+
+/// `k` sources chosen one at a time among `finalists`, each the one whose split of the
+/// examples addressing the entries so far most raises the fitted table's score.
+fn joint_sources(
+    s: &[u64],
+    want: &[u64],
+    target: &[u64],
+    view: &VoteView,
+    below: &BitMatrix,
+    finalists: &[u32],
+    k: usize,
+) -> Vec<u32> {
+    let (want, y, act) = (pack(s, want), pack(s, target), pack(s, view.active));
+    let n: usize = s.iter().map(|m| m.count_ones() as usize).sum();
+    let rows: Vec<Vec<u64>> = finalists.iter().map(|&b| pack(s, below.row(b as usize))).collect();
+    let pw = view.positive_weight;
+    let weight = |m: &dyn Fn(usize) -> u64| {
+        let (mut pos, mut neg) = (0u64, 0u64);
+        for (w, &y) in y.iter().enumerate() {
+            let m = m(w);
+            pos += u64::from((m & y).count_ones());
+            neg += u64::from((m & !y).count_ones());
+        }
+        pw * pos as f64 + neg as f64
+    };
+    let best = |cell: &[u64]| {
+        let one = weight(&|w| cell[w] & want[w]) - weight(&|w| cell[w] & !want[w] & act[w]);
+        let zero = weight(&|w| cell[w] & !want[w]) - weight(&|w| cell[w] & want[w] & act[w]);
+        f64::max(one, zero)
+    };
+    let mut all = vec![u64::MAX; n.div_ceil(64)];
+    if !n.is_multiple_of(64) {
+        *all.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
+    }
+    let mut cells = vec![all];
+    let mut chosen: Vec<usize> = Vec::with_capacity(k);
+    for _ in 0..k {
+        let mut top: Option<(f64, usize)> = None;
+        for (c, x) in rows.iter().enumerate() {
+            if chosen.contains(&c) {
+                continue;
+            }
+            let mut total = 0.0;
+            let mut lo = vec![0u64; x.len()];
+            let mut hi = vec![0u64; x.len()];
+            for cell in &cells {
+                for w in 0..x.len() {
+                    lo[w] = cell[w] & !x[w];
+                    hi[w] = cell[w] & x[w];
+                }
+                total += best(&lo) + best(&hi);
+            }
+            if top.is_none_or(|(t, _)| total > t) {
+                top = Some((total, c));
+            }
+        }
+        let Some((_, c)) = top else { break };
+        chosen.push(c);
+        let x = &rows[c];
+        let split: Vec<Vec<u64>> = cells
+            .iter()
+            .flat_map(|cell| {
+                [
+                    cell.iter().zip(x).map(|(m, x)| m & !x).collect(),
+                    cell.iter().zip(x).map(|(m, x)| m & x).collect(),
+                ]
+            })
+            .collect();
+        cells = split;
+    }
+    chosen.iter().map(|&c| finalists[c]).collect()
+}
+
+/// Rewires the last hidden layer of `layers` (tables in `params`) as `p` says; see the
+/// module docs. A network of fewer than two layers is left as it is.
+pub fn rewire(
+    layers: &mut LutLayers,
+    params: &mut [bool],
+    view: &VoteView,
+    p: &RewireParams,
+    rng: &mut ChaCha8Rng,
+) -> RewireStats {
+    let d = layers.layers.len();
+    if d < 2 || p.fraction <= 0.0 {
+        return RewireStats::default();
+    }
+    let vals = layer_values(layers, params, view.inputs);
+    let (h, o) = (d - 2, d - 1);
+    let below = if h == 0 { view.inputs } else { &vals[h - 1] };
+    let hidden = &vals[h];
+    let starts = layers.table_starts();
+    let first_lut: usize = layers.layers[..h].iter().map(LutLayer::width).sum();
+    let first_out = first_lut + layers.layers[h].width();
+    let (ko, out) = (layers.layers[o].k, &layers.layers[o]);
+    let (wh, kh) = (layers.layers[h].width(), layers.layers[h].k);
+    // Each hidden LUT's first reader slot (output, address bit).
+    let mut slot_of = vec![None; wh];
+    for (slot, &g) in out.sources.iter().enumerate() {
+        slot_of[g as usize].get_or_insert(slot);
+    }
+    let mut offered: Vec<usize> = (0..wh).filter(|&g| slot_of[g].is_some()).collect();
+    offered.shuffle(rng);
+    offered.truncate(((p.fraction * wh as f64).round() as usize).min(offered.len()));
+    offered.sort_unstable();
+    // The reader's sensitivity and its output with the bit at 1, for every offered LUT.
+    let (mut srcs, mut sens_t, mut one_t) = (Vec::new(), Vec::new(), Vec::new());
+    for &g in &offered {
+        let slot = slot_of[g].expect("offered LUTs are read");
+        let (r, bit) = (slot / ko, 1 << (slot % ko));
+        let t = &params[starts[first_out + r]..starts[first_out + r] + (1 << ko)];
+        srcs.extend_from_slice(&out.sources[r * ko..(r + 1) * ko]);
+        sens_t.extend((0..1usize << ko).map(|s| t[s] != t[s ^ bit]));
+        one_t.extend((0..1usize << ko).map(|s| t[s | bit]));
+    }
+    let sens = eval_luts(hidden, ko, srcs.clone(), &sens_t);
+    let at_one = eval_luts(hidden, ko, srcs, &one_t);
+    let mut stats = RewireStats { offered: offered.len(), rewired: 0 };
+    let mut cells: Vec<Vec<u64>> = Vec::with_capacity(1 << kh);
+    for (n, &g) in offered.iter().enumerate() {
+        let r = slot_of[g].expect("offered LUTs are read") / ko;
+        let target = view.targets.row(r);
+        // The reader's sensitive examples and the value wanted on them.
+        let s = sens.row(n);
+        let want: Vec<u64> = at_one.row(n).iter().zip(target).map(|(f, y)| !(f ^ y)).collect();
+        // Candidates, scored as the LUT's value alone (or its complement).
+        let mut cands: Vec<u32> =
+            rand::seq::index::sample(rng, below.rows(), p.candidates.max(kh).min(below.rows()))
+                .into_iter()
+                .map(|c| c as u32)
+                .collect();
+        let score_of = |b: u32| {
+            let x = below.row(b as usize);
+            let same = |i: usize| s[i] & !(x[i] ^ want[i]);
+            let diff = |i: usize| s[i] & (x[i] ^ want[i]);
+            f64::max(view.score(target, same, diff), view.score(target, diff, same))
+        };
+        let scores: Vec<f64> = cands.iter().map(|&b| score_of(b)).collect();
+        let mut by_score: Vec<usize> = (0..cands.len()).collect();
+        by_score.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        let new_srcs: Vec<u32> = if p.finalists > kh && cands.len() > kh {
+            let finalists: Vec<u32> =
+                by_score[..p.finalists.min(cands.len())].iter().map(|&i| cands[i]).collect();
+            joint_sources(s, &want, target, view, below, &finalists, kh)
+        } else {
+            by_score[..kh.min(cands.len())].iter().map(|&i| cands[i]).collect()
+        };
+        cands.clear();
+        if new_srcs.len() < kh {
+            continue;
+        }
+        // The examples addressing each entry (sensitive ones only), split source by source.
+        cells.clear();
+        cells.push(s.to_vec());
+        for (j, &src) in new_srcs.iter().enumerate() {
+            let x = below.row(src as usize);
+            for c in 0..1usize << j {
+                let hi: Vec<u64> = cells[c].iter().zip(x).map(|(m, x)| m & x).collect();
+                for (m, x) in cells[c].iter_mut().zip(x) {
+                    *m &= !x;
+                }
+                cells.push(hi);
+            }
+        }
+        let mut table: Vec<bool> = (0..1usize << kh).map(|_| rng.random::<bool>()).collect();
+        let mut fitted = 0.0;
+        for (entry, m) in table.iter_mut().zip(&cells) {
+            let one = view.score(target, |i| m[i] & want[i], |i| m[i] & !want[i]);
+            let zero = view.score(target, |i| m[i] & !want[i], |i| m[i] & want[i]);
+            if one != zero {
+                *entry = one > zero;
+            }
+            fitted += f64::max(one, zero);
+        }
+        let x = hidden.row(g);
+        let current = view.score(target, |i| s[i] & !(x[i] ^ want[i]), |i| s[i] & (x[i] ^ want[i]));
+        if fitted > current {
+            let start = starts[first_lut + g];
+            params[start..start + (1 << kh)].copy_from_slice(&table);
+            layers.layers[h].sources[g * kh..(g + 1) * kh].copy_from_slice(&new_srcs);
+            stats.rewired += 1;
+        }
+    }
+    stats
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bench::random_bits;
+    use crate::learn::{ModelSpec, Network};
+    use rand::SeedableRng;
+
+    /// The vote score of hidden LUT `g` computing `value(e)` on example `e`, with every
+    /// other hidden LUT as in `hidden`, example by example (the reference for the word
+    /// code): where `g`'s reader is sensitive to it, `+w` if the reader is then right, `-w`
+    /// if it is wrong and the example is active.
+    fn reference_score(
+        layers: &LutLayers,
+        params: &[bool],
+        hidden: &BitMatrix,
+        view: &VoteView,
+        g: usize,
+        value: impl Fn(usize) -> bool,
+    ) -> f64 {
+        let out = &layers.layers[1];
+        let (k, start) = (out.k, layers.layers[0].width() << layers.layers[0].k);
+        let slot = out.sources.iter().position(|&s| s as usize == g).unwrap();
+        let (r, i) = (slot / k, slot % k);
+        let t = &params[start + (r << k)..start + ((r + 1) << k)];
+        let mut score = 0.0;
+        for e in 0..hidden.examples() {
+            let a: usize =
+                (0..k).map(|j| usize::from(hidden.get(out.sources[r * k + j] as usize, e)) << j).sum();
+            if t[a] == t[a ^ 1 << i] {
+                continue;
+            }
+            let y = view.targets.get(r, e);
+            let right = t[(a & !(1 << i)) | usize::from(value(e)) << i] == y;
+            let w = if y { view.positive_weight } else { 1.0 };
+            let active = view.active[e / 64] >> (e % 64) & 1 == 1;
+            score += if right {
+                w
+            } else if active {
+                -w
+            } else {
+                0.0
+            };
+        }
+        score
+    }
+
+    /// Every rewired LUT scores higher than before against the same readers (by the
+    /// example-by-example reference), every other LUT and every output keeps its table and
+    /// sources, and the rewired network's kernel is its circuit's; with the sources chosen
+    /// by their scores alone and one at a time.
+    #[test]
+    fn a_rewired_lut_scores_higher_and_nothing_else_moves() {
+        let (n_in, examples) = (30, 700);
+        let x = random_bits(n_in, examples, 1);
+        // Labels from a few inputs, so some sources are worth more than others.
+        let labels: Vec<u32> =
+            (0..examples).map(|e| u32::from(x.get(3, e) ^ (x.get(7, e) & x.get(11, e)))).collect();
+        let spec: ModelSpec = "lut:3:24x2:8,groupsum:2".parse().unwrap();
+        let net = Network::build(spec, n_in, 2, 3).unwrap();
+        let layers = net.layers.clone().unwrap();
+        let bits = random_bits(net.n_params(), 1, 2);
+        let params: Vec<bool> = (0..net.n_params()).map(|i| bits.get(i, 0)).collect();
+        let active: Vec<u64> = random_bits(1, examples, 4).row(0).to_vec();
+        let targets = net.targets(&labels);
+        let view = VoteView { inputs: &x, targets: &targets, active: &active, positive_weight: 1.5 };
+        let hidden = layer_values(&layers, &params, &x).swap_remove(0);
+        let mut sources = Vec::new();
+        for finalists in [0, 10] {
+            let (mut after, mut new_params) = (layers.clone(), params.clone());
+            let mut rng = ChaCha8Rng::seed_from_u64(5);
+            let p = RewireParams { fraction: 1.0, candidates: 12, finalists };
+            let stats = rewire(&mut after, &mut new_params, &view, &p, &mut rng);
+            assert_eq!(stats.offered, 24, "every hidden LUT is read");
+            assert!(stats.rewired > 0, "{stats:?}");
+            let (k, n0) = (3, 24 << 3);
+            assert_eq!(after.layers[1], layers.layers[1]);
+            assert_eq!(new_params[n0..], params[n0..]);
+            let mut moved = 0;
+            for g in 0..24 {
+                let old_s = &layers.layers[0].sources[g * k..(g + 1) * k];
+                let new_s = &after.layers[0].sources[g * k..(g + 1) * k];
+                let (old_t, new_t) = (&params[g << k..(g + 1) << k], &new_params[g << k..(g + 1) << k]);
+                if old_s == new_s && old_t == new_t {
+                    continue;
+                }
+                moved += 1;
+                let address =
+                    |e: usize| (0..k).map(|j| usize::from(x.get(new_s[j] as usize, e)) << j).sum::<usize>();
+                let before = reference_score(&layers, &params, &hidden, &view, g, |e| hidden.get(g, e));
+                let now = reference_score(&layers, &params, &hidden, &view, g, |e| new_t[address(e)]);
+                assert!(now > before, "finalists {finalists}, LUT {g}: {now} <= {before}");
+            }
+            assert_eq!(moved, stats.rewired);
+            assert_eq!(LutNetwork::from_layers(&after), LutNetwork::new(&after.circuit()).unwrap());
+            sources.push(after.layers.swap_remove(0).sources);
+        }
+        assert_ne!(sources[0], sources[1], "choosing one at a time chose the same sources");
+    }
+
+    /// Packing keeps the masked lanes' bits in order.
+    #[test]
+    fn pack_keeps_the_masked_bits_in_order() {
+        let (mask, row) = (random_bits(1, 300, 7), random_bits(1, 300, 8));
+        let packed = pack(mask.row(0), row.row(0));
+        let want: Vec<bool> = (0..300).filter(|&e| mask.get(0, e)).map(|e| row.get(0, e)).collect();
+        assert_eq!(packed.len(), want.len().div_ceil(64));
+        for (i, &b) in want.iter().enumerate() {
+            assert_eq!(packed[i / 64] >> (i % 64) & 1 == 1, b, "bit {i}");
+        }
+        assert!(want.len().is_multiple_of(64) || packed[want.len() / 64] >> (want.len() % 64) == 0);
+    }
+}
