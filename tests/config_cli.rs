@@ -128,6 +128,9 @@ fn a_preset_applies_under_the_flags_and_metrics_name_it() {
         tiny.to_str().unwrap(),
         "--model",
         "lut:4:40x1,groupsum:10",
+        // The preset's rewiring needs a hidden layer; 0 turns it off.
+        "--rewire",
+        "0",
         "--epochs",
         "1",
         "--hardware",

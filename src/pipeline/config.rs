@@ -297,7 +297,7 @@ fn at_least_one(option: &str, v: usize) -> Result<usize, ConfigError> {
 /// Most candidate sources `--rewire-candidates` may ask for.
 pub const MAX_REWIRE_CANDIDATES: usize = 4096;
 
-/// The `--rewire` settings: a fraction in (0, 1] with the vote rule (`rda` or `votes`) on
+/// The `--rewire` settings: a fraction in (0, 1] (0: none) with the vote rule (`rda` or `votes`) on
 /// a LUT model of two or more layers (its depth, or a `binary`/`onehot` head's extra
 /// layer; `None` spec means the one-layer default, refused), candidates in
 /// 1..=[`MAX_REWIRE_CANDIDATES`], and no `--rewire-candidates` without `--rewire`.
@@ -313,8 +313,16 @@ fn rewire_options(
             None => Ok(None),
         };
     };
-    if !(fraction > 0.0 && fraction <= 1.0) {
-        return Err(bad("--rewire", format!("must be in (0, 1], got {fraction}")));
+    if !(0.0..=1.0).contains(&fraction) {
+        return Err(bad("--rewire", format!("must be in [0, 1] (0: no rewiring), got {fraction}")));
+    }
+    // 0 turns off what a preset (fashion-mnist-rda) asks for.
+    if fraction == 0.0 {
+        return match (o.rewire_candidates, o.rewire_finalists) {
+            (Some(_), _) => Err(bad("--rewire-candidates", "applies with --rewire above 0")),
+            (None, Some(_)) => Err(bad("--rewire-finalists", "applies with --rewire above 0")),
+            (None, None) => Ok(None),
+        };
     }
     if !matches!(optimizer, BoolOptimizer::Rda | BoolOptimizer::Votes) {
         return Err(bad("--rewire", "applies to the vote rule (--optimizer rda or votes)"));
@@ -332,7 +340,9 @@ fn rewire_options(
         let what = spec.map_or_else(|| "the default lut:6:64x1".to_owned(), |s| s.to_string());
         return Err(bad(
             "--rewire",
-            format!("applies to LUT models with a hidden layer (lut:K:WxD with D >= 2), not {what}"),
+            format!(
+                "applies to LUT models with a hidden layer (lut:K:WxD with D >= 2), not {what} (--rewire 0: no rewiring)"
+            ),
         ));
     }
     let candidates = o.rewire_candidates.unwrap_or(128);

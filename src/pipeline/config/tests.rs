@@ -186,7 +186,7 @@ fn input_radius_applies_to_boolean_lut_models() {
 }
 
 /// `--rewire F` is the vote rule's rewiring of a LUT model's last hidden layer: F in
-/// (0, 1], 128 candidates unless `--rewire-candidates` (1 to 4096) says otherwise, of which
+/// (0, 1] (0: none, on any model), 128 candidates unless `--rewire-candidates` (1 to 4096) says otherwise, of which
 /// 24 finalists unless `--rewire-finalists` (at most the candidates) says otherwise; refused
 /// for other optimisers, models without a hidden layer and other domains.
 #[test]
@@ -207,8 +207,12 @@ fn rewire_applies_to_the_vote_rule_on_layered_lut_models() {
         "finalists default to at most the candidates"
     );
     assert!(rewire("model = \"lut:6:60x1,binary\"\nrewire = 0.5").is_some());
+    // 0 is no rewiring, on any model: it turns off a preset's.
+    assert_eq!(rewire(&format!("{two}rewire = 0")), None);
+    assert_eq!(rewire("model = \"lut:6:60x1,groupsum:3\"\nrewire = 0"), None);
     for (toml, option) in [
-        (format!("{two}rewire = 0"), "--rewire"),
+        (format!("{two}rewire = -0.1"), "--rewire"),
+        (format!("{two}rewire = 0\nrewire-candidates = 8"), "--rewire-candidates"),
         (format!("{two}rewire = 1.5"), "--rewire"),
         (format!("{two}rewire = 0.5\nrewire-candidates = 0"), "--rewire-candidates"),
         (format!("{two}rewire = 0.5\nrewire-candidates = 5000"), "--rewire-candidates"),
