@@ -7,6 +7,7 @@
 
 use super::{Bool, BoolBuild};
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
+use crate::lanes::{BitMatrix, EvalParams};
 use serde::{Deserialize, Serialize};
 
 /// One layer of LUTs, all with the same fan-in.
@@ -62,6 +63,34 @@ impl LutLayers {
             }
         }
         starts
+    }
+
+    /// Every layer's outputs with tables `params` on `inputs` (one row per input bit): one
+    /// matrix per layer, one row per LUT, evaluated by the fused kernel
+    /// ([`LutNetwork`](super::LutNetwork)) layer by layer. Lanes past the last example
+    /// are unspecified.
+    ///
+    /// # Panics
+    /// If `params` or `inputs` do not fit the layers.
+    #[must_use]
+    pub fn layer_values(&self, params: &[bool], inputs: &BitMatrix) -> Vec<BitMatrix> {
+        assert_eq!(params.len(), self.n_params(), "one parameter per table entry");
+        let mut vals: Vec<BitMatrix> = Vec::with_capacity(self.layers.len());
+        let (mut start, mut n_in) = (0, self.n_inputs);
+        for layer in &self.layers {
+            let one = LutLayers { n_inputs: n_in, layers: vec![layer.clone()] };
+            let n = one.n_params();
+            let x = vals.last().unwrap_or(inputs);
+            let v = super::LutNetwork::from_layers(&one).eval(
+                &params[start..start + n],
+                x,
+                &EvalParams::default(),
+            );
+            vals.push(v);
+            start += n;
+            n_in = layer.width();
+        }
+        vals
     }
 
     /// The network as a circuit `P x A -> B`: one LUT gate per LUT, in layer order, its

@@ -63,7 +63,8 @@ pub fn fill_input_dont_cares(
 }
 
 /// Sets the entries of every table of fan-in at most 4 in `params` that no example of
-/// `inputs` (one row per input bit of `layers`) addresses, as
+/// `inputs` (one row per input bit of `layers`) addresses (the layers evaluated by
+/// [`LutLayers::layer_values`]), as
 /// [`fill_input_dont_cares`] does with the encoder's: each table becomes the cheapest
 /// function that agrees with it on every address the examples reach. The network's
 /// outputs are unchanged on every example of `inputs`.
@@ -74,59 +75,49 @@ pub fn fill_data_dont_cares(layers: &LutLayers, params: &mut [bool], inputs: &Bi
     assert_eq!(params.len(), layers.n_params(), "one parameter per table entry");
     assert_eq!(inputs.rows(), layers.n_inputs, "one row per input bit");
     let mut fill = CareFill::default();
-    let words = inputs.words();
     let tail = tail_mask(inputs.examples());
-    let mut prev: Vec<Vec<u64>> = (0..inputs.rows()).map(|r| inputs.row(r).to_vec()).collect();
+    let vals = layers.layer_values(params, inputs);
     let mut start = 0;
-    for layer in &layers.layers {
-        let k = layer.k;
-        let width = layer.width();
+    for (l, layer) in layers.layers.iter().enumerate() {
+        let (k, width) = (layer.k, layer.width());
         let tables = &mut params[start..start + (width << k)];
         start += width << k;
-        // Each LUT's output rows and the addresses it sees, computed from its table
-        // before any filling (the filled table agrees on every address seen).
-        let (outs, seen): (Vec<Vec<u64>>, Vec<u32>) = layer
-            .sources
-            .par_chunks(k.max(1))
-            .zip(tables.par_chunks(1 << k))
-            .map(|(src, table)| lut_rows(src, table, &prev, words, tail))
-            .unzip();
-        if (1..=4).contains(&k) {
-            for ((table, &seen), _) in tables.chunks_mut(1 << k).zip(&seen).zip(0..width) {
-                fill_table(table, k, !seen, &mut fill);
-            }
+        if !(1..=4).contains(&k) {
+            continue;
         }
-        prev = outs;
+        let below = if l == 0 { inputs } else { &vals[l - 1] };
+        let seen: Vec<u32> =
+            layer.sources.par_chunks(k).map(|src| addresses_seen(src, below, tail)).collect();
+        for (table, &seen) in tables.chunks_mut(1 << k).zip(&seen) {
+            fill_table(table, k, !seen, &mut fill);
+        }
     }
     fill
 }
 
-/// The output rows of one LUT (`table` over the rows `src` of `prev`, `words` words each,
-/// `tail` the valid lanes of the last word) and the mask of the addresses it sees (`k <=
-/// 5`; wider LUTs report every address seen).
-fn lut_rows(src: &[u32], table: &[bool], prev: &[Vec<u64>], words: usize, tail: u64) -> (Vec<u64>, u32) {
-    let k = src.len();
-    let mut out = vec![0u64; words];
+/// The mask of the addresses (bit `a` for address `a`, `src.len() <= 5`) that a LUT
+/// reading the rows `src` of `below` sees on some example (`tail`: the valid lanes of the
+/// last word).
+fn addresses_seen(src: &[u32], below: &BitMatrix, tail: u64) -> u32 {
+    let (words, every) = (below.words(), ((1u64 << (1 << src.len())) - 1) as u32);
     let mut seen = 0u32;
-    for (w, o) in out.iter_mut().enumerate() {
+    for w in 0..words {
+        if seen == every {
+            break;
+        }
         let valid = if w + 1 == words { tail } else { !0 };
-        for (a, &entry) in table.iter().enumerate() {
+        for a in 0..1u32 << src.len() {
+            if seen >> a & 1 == 1 {
+                continue;
+            }
             let hit = src.iter().enumerate().fold(valid, |m, (i, &s)| {
-                let x = prev[s as usize][w];
+                let x = below.row(s as usize)[w];
                 m & if a >> i & 1 == 1 { x } else { !x }
             });
-            if hit != 0 {
-                seen |= 1u32.checked_shl(a as u32).unwrap_or(0);
-                if entry {
-                    *o |= hit;
-                }
-            }
+            seen |= u32::from(hit != 0) << a;
         }
     }
-    if k > 5 {
-        seen = u32::MAX;
-    }
-    (out, seen)
+    seen
 }
 
 /// Fills the entries `free` (bit `a` for entry `a`) of one table of `k <= 4` inputs with

@@ -79,22 +79,6 @@ impl VoteView<'_> {
     }
 }
 
-/// Each layer's LUT outputs on `inputs` (one row per input bit).
-fn layer_values(layers: &LutLayers, params: &[bool], inputs: &BitMatrix) -> Vec<BitMatrix> {
-    let mut vals: Vec<BitMatrix> = Vec::with_capacity(layers.layers.len());
-    let (mut start, mut n_in) = (0, layers.n_inputs);
-    for layer in &layers.layers {
-        let one = LutLayers { n_inputs: n_in, layers: vec![layer.clone()] };
-        let n = one.n_params();
-        let x = vals.last().unwrap_or(inputs);
-        let v = LutNetwork::from_layers(&one).eval(&params[start..start + n], x, &EvalParams::default());
-        vals.push(v);
-        start += n;
-        n_in = layer.width();
-    }
-    vals
-}
-
 /// LUTs of fan-in `k` with the given `sources` (`k` per LUT) and `tables` (`2^k` per LUT)
 /// on `x`: one row per LUT, tail lanes cleared.
 fn eval_luts(x: &BitMatrix, k: usize, sources: Vec<u32>, tables: &[bool]) -> BitMatrix {
@@ -208,7 +192,7 @@ pub fn rewire(
     if d < 2 || p.fraction <= 0.0 {
         return RewireStats::default();
     }
-    let vals = layer_values(layers, params, view.inputs);
+    let vals = layers.layer_values(params, view.inputs);
     let (h, o) = (d - 2, d - 1);
     let below = if h == 0 { view.inputs } else { &vals[h - 1] };
     let hidden = &vals[h];
@@ -372,7 +356,7 @@ mod tests {
         let active: Vec<u64> = random_bits(1, examples, 4).row(0).to_vec();
         let targets = net.targets(&labels);
         let view = VoteView { inputs: &x, targets: &targets, active: &active, positive_weight: 1.5 };
-        let hidden = layer_values(&layers, &params, &x).swap_remove(0);
+        let hidden = layers.layer_values(&params, &x).swap_remove(0);
         let mut sources = Vec::new();
         for finalists in [0, 10] {
             let (mut after, mut new_params) = (layers.clone(), params.clone());
