@@ -16,6 +16,15 @@ fn last_json(o: &Output) -> Result<serde_json::Value, serde_json::Error> {
     serde_json::from_str(stdout.lines().last().unwrap_or_default())
 }
 
+/// Each run failed with exit 2 and a message containing its expected text.
+fn assert_refused<const N: usize>(runs: [(Output, &str); N]) {
+    for (o, why) in runs {
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
+        assert!(err.contains(why), "{why}: {err}");
+    }
+}
+
 #[test]
 fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error::Error>> {
     gates_on_wine(1, 1)
@@ -282,11 +291,7 @@ fn input_radius_keeps_first_layer_gates_local() -> Result<(), Box<dyn std::error
             "--narrow-candidates: must be at least 1",
         ),
     ];
-    for (o, why) in refused {
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
-        assert!(err.contains(why), "{err}");
-    }
+    assert_refused(refused);
     Ok(())
 }
 
@@ -423,11 +428,7 @@ fn a_teacher_distils_into_the_relaxed_network() -> Result<(), Box<dyn std::error
             "--teacher: applies to relaxed models",
         ),
     ];
-    for (o, why) in refused {
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
-        assert!(err.contains(why), "{why}: {err}");
-    }
+    assert_refused(refused);
     Ok(())
 }
 
@@ -491,10 +492,6 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
             "--care-set: votes-hw keeps its tables",
         ),
     ];
-    for (o, why) in refused {
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{why}: {err}");
-        assert!(err.contains(why), "{why}: {err}");
-    }
+    assert_refused(refused);
     Ok(())
 }
