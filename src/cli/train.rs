@@ -230,6 +230,11 @@ pub(super) fn train_options(
     bar.set_position(0);
     let trained = crate::dist::scope(comm, || {
         pipeline::train(&cfg, &data, resume.as_deref(), &mut |p| {
+            if p.teacher {
+                // The model's bar stays at 0 while its teacher trains.
+                bar.set_message(format!("teacher epoch {}/{}: {}", p.epoch, p.epochs, p.line));
+                return;
+            }
             bar.set_position(p.epoch as u64 - 1);
             bar.set_message(p.line.clone());
             bar.inc(1);

@@ -44,6 +44,9 @@ pub struct EpochProgress {
     pub epochs: usize,
     /// The rule's figures, as one line.
     pub line: String,
+    /// Whether the epoch is the distillation teacher's (`--teacher`), trained before the
+    /// model's own epochs.
+    pub teacher: bool,
 }
 
 /// A trained model.
@@ -286,7 +289,12 @@ pub(super) fn run_rule<R: Rule>(
     let mut saved = Ok(());
     let report = trainer
         .run(rule, start, |end| {
-            on_epoch(&EpochProgress { epoch: end.epoch(), epochs: end.epochs(), line: end.describe() });
+            on_epoch(&EpochProgress {
+                epoch: end.epoch(),
+                epochs: end.epochs(),
+                line: end.describe(),
+                teacher: false,
+            });
             // Under MPI only rank 0 writes (every rank holds the same state).
             let writer = crate::dist::current().rank() == 0;
             if writer && ckpt.every > 0 && end.epoch().is_multiple_of(ckpt.every) && saved.is_ok() {
@@ -566,8 +574,10 @@ pub fn train(
                 let (examples, _) = smooth_examples(data, train, test)?;
                 assert_eq!(examples.labels, train.labels, "the teacher sees the relaxed run's examples");
                 let t = crate::train::TeacherParams { seed: cfg.seed, ..t.clone() };
-                let targets = crate::train::teacher_targets(&t, &examples)
-                    .map_err(|e| PipelineError::Invalid(format!("--teacher {}: {e}", t.spec)))?;
+                let targets = crate::train::teacher_targets(&t, &examples, |epoch, epochs, line| {
+                    on_epoch(&EpochProgress { epoch, epochs, line, teacher: true });
+                })
+                .map_err(|e| PipelineError::Invalid(format!("--teacher {}: {e}", t.spec)))?;
                 rule = rule.with_soft_targets(targets.probs, *weight);
                 teacher = Some(crate::train::TeacherReport {
                     params: t,

@@ -52,11 +52,16 @@ pub struct TeacherReport {
 }
 
 /// Trains the teacher `p` on `train` and returns its softened class probabilities on
-/// every example of `train`, in order.
+/// every example of `train`, in order; `on_epoch(epoch, epochs, figures)` sees the end of
+/// each of its epochs.
 ///
 /// # Errors
 /// [`SmoothError`] when the spec does not parse or does not fit the examples.
-pub fn teacher_targets(p: &TeacherParams, train: &Examples) -> Result<TeacherTargets, SmoothError> {
+pub fn teacher_targets(
+    p: &TeacherParams,
+    train: &Examples,
+    mut on_epoch: impl FnMut(usize, usize, String),
+) -> Result<TeacherTargets, SmoothError> {
     let start = std::time::Instant::now();
     let spec: SmoothSpec = p.spec.parse()?;
     let mut model = SmoothModel::from_spec(&spec, &train.shape, train.classes, WeightInit::FanIn, p.seed)?;
@@ -71,7 +76,7 @@ pub fn teacher_targets(p: &TeacherParams, train: &Examples) -> Result<TeacherTar
     Trainer::new()
         .epochs(p.epochs)
         .seed(p.seed)
-        .run(&mut rule, None, |_| {})
+        .run(&mut rule, None, |end| on_epoch(end.epoch(), end.epochs(), end.describe()))
         .expect("a fresh start has no checkpoint to mismatch");
     drop(rule);
     let classes = train.classes.max(1);
