@@ -5,6 +5,7 @@
 //! Hinton, Vinyals and Dean, *Distilling the Knowledge in a Neural Network* (2015).
 
 use super::{SmoothParams, SmoothRule, Trainer};
+use crate::learn::relaxed::argmax;
 use crate::smooth::SmoothError;
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
@@ -88,8 +89,7 @@ pub fn teacher_targets(
         let z = model.forward(&x);
         for (row, &r) in z.data().chunks(classes).zip(chunk) {
             let soft = softmax(row, p.temperature);
-            let best = (0..classes).fold(0, |b, j| if row[j] > row[b] { j } else { b });
-            hits += usize::from(best as u32 == train.labels[r]);
+            hits += usize::from(argmax(row) as u32 == train.labels[r]);
             probs.extend(soft);
         }
     }
