@@ -139,11 +139,12 @@ pub struct TrainOptions {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sum_fanouts: Option<bool>,
     /// bool votes on LUT networks of two or more layers: after every epoch but the last,
-    /// offer this fraction of the last hidden layer's LUTs (at random) new sources, chosen
-    /// among --rewire-candidates by the vote rule's score of what the output reading the
-    /// LUT wants of it, and a table fitted to that, kept where it scores higher; in [0, 1]
-    /// (model.json stores the wiring; 0: none) [default: 0.3 in the fashion-mnist-rda
-    /// preset, else no rewiring].
+    /// offer this fraction of the output LUTs (at random), and each of their hidden-layer
+    /// sources in turn new sources, chosen among --rewire-candidates by the vote rule's
+    /// score of what the output wants of it (given its other sources as they stand), and
+    /// a table fitted to that, kept where it scores higher; in [0, 1] (model.json stores
+    /// the wiring; 0: none) [default: 1 in the fashion-mnist-rda preset, else no
+    /// rewiring].
     #[arg(long, value_name = "F")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewire: Option<f64>,
