@@ -256,15 +256,6 @@ pub fn rewire(
     let mut stats = RewireStats::default();
     for &r in &readers {
         let t = params[starts[first_out + r]..starts[first_out + r] + (1 << ko)].to_vec();
-        let (sens_t, one_t): (Vec<Vec<bool>>, Vec<Vec<bool>>) = (0..ko)
-            .map(|i| {
-                let bit = 1 << i;
-                (
-                    (0..1usize << ko).map(|s| t[s] != t[s ^ bit]).collect(),
-                    (0..1usize << ko).map(|s| t[s | bit]).collect(),
-                )
-            })
-            .unzip();
         let srcs = &out_sources[r * ko..(r + 1) * ko];
         let target = view.targets.row(r);
         for (i, &g) in srcs.iter().enumerate() {
@@ -275,9 +266,12 @@ pub fn rewire(
             stats.offered += 1;
             // The reader's sensitive examples and the value wanted on them, from the
             // siblings as they stand.
-            let s = &lut_row(&hidden, srcs, &sens_t[i]);
+            let bit = 1 << i;
+            let sens_t: Vec<bool> = (0..1usize << ko).map(|a| t[a] != t[a ^ bit]).collect();
+            let one_t: Vec<bool> = (0..1usize << ko).map(|a| t[a | bit]).collect();
+            let s = &lut_row(&hidden, srcs, &sens_t);
             let want: Vec<u64> =
-                lut_row(&hidden, srcs, &one_t[i]).iter().zip(target).map(|(f, y)| !(f ^ y)).collect();
+                lut_row(&hidden, srcs, &one_t).iter().zip(target).map(|(f, y)| !(f ^ y)).collect();
             let Some(fit) = fit_lut(s, &want, target, view, below, kh, p, rng) else { continue };
             let x = hidden.row(g);
             let current = view.score(target, |w| s[w] & !(x[w] ^ want[w]), |w| s[w] & (x[w] ^ want[w]));
