@@ -463,7 +463,7 @@ fn add_sliced<const BITS: usize>(dst: &mut [u64], w: usize, tw: usize, src: &[u6
 /// level 0 of the mux tree takes the entries as scalar masks (`a ^ (x0 & (a ^ b))` with
 /// `a`, `b` all-zero or all-one), the other levels are [`fold_mux_tree`].
 #[inline(always)]
-fn constant_lut<'a>(
+pub(crate) fn constant_lut<'a>(
     k: usize,
     table: impl Fn(usize) -> bool,
     address: &impl Fn(usize) -> &'a [u64],

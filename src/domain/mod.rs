@@ -16,4 +16,5 @@ pub mod sat;
 pub use bind::bind_params;
 pub use boolean::{Bool, BoolBuild};
 pub use lut_layers::{LutLayer, LutLayers};
+pub(crate) use lut_network::constant_lut;
 pub use lut_network::{LutNetwork, Propagation, SUM_MAX};

@@ -26,7 +26,7 @@
 //! random draw where none do). The new LUT replaces the old one where its score is
 //! higher. LUTs read by no output are left alone.
 
-use crate::domain::{LutLayer, LutLayers};
+use crate::domain::{LutLayer, LutLayers, constant_lut};
 use crate::lanes::BitMatrix;
 use rand::RngExt;
 use rand::seq::SliceRandom;
@@ -87,26 +87,11 @@ impl VoteView<'_> {
 }
 
 /// One LUT with `sources` (rows of `x`) and `table` on every example of `x`, tail
-/// lanes cleared: a mux tree per word, address bit 0 innermost.
+/// lanes cleared (the fused kernel's constant-table mux tree over one tile of all words).
 fn lut_row(x: &BitMatrix, sources: &[u32], table: &[bool]) -> Vec<u64> {
-    let rows: Vec<&[u64]> = sources.iter().map(|&s| x.row(s as usize)).collect();
-    let mut v = vec![0u64; table.len()];
     let mut out = vec![0u64; x.words()];
-    for (w, o) in out.iter_mut().enumerate() {
-        for (v, &t) in v.iter_mut().zip(table) {
-            *v = if t { u64::MAX } else { 0 };
-        }
-        let mut n = table.len();
-        for row in &rows {
-            let a = row[w];
-            n /= 2;
-            for i in 0..n {
-                let (lo, hi) = (v[2 * i], v[2 * i + 1]);
-                v[i] = lo ^ (a & (lo ^ hi));
-            }
-        }
-        *o = v[0];
-    }
+    let address = |j: usize| x.row(sources[j] as usize);
+    constant_lut(sources.len(), |a| table[a], &address, x.words(), &mut out, &mut Vec::new());
     if let Some(last) = out.last_mut() {
         *last &= crate::lanes::tail_mask(x.examples());
     }
