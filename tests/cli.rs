@@ -425,7 +425,10 @@ fn rewired_wiring_is_in_the_model_file() {
     let (_, plain) = run(&[], "plain");
     assert!(plain.get("learned_wiring").is_none());
     let (j, model) = run(&["--rewire", "0.5", "--rewire-candidates", "16"], "rewired");
-    assert_eq!(j["rewire"], serde_json::json!({ "fraction": 0.5, "candidates": 16, "finalists": 16 }));
+    assert_eq!(
+        j["rewire"],
+        serde_json::json!({ "fraction": 0.5, "candidates": 16, "finalists": 16, "min_examples": 0 })
+    );
     let wiring = model["learned_wiring"].as_array().unwrap();
     assert_eq!((wiring[0].as_array().unwrap().len(), wiring[1].as_array().unwrap().len()), (60 * 6, 20 * 6));
     assert!(wiring[0].as_array().unwrap().iter().all(|s| s.as_u64().unwrap() < 784 * 3));

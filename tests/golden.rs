@@ -106,6 +106,14 @@ fn the_fashion_mnist_rda_recipe_is_pinned() {
     );
     let _ =
         assert_pinned_pipeline("fashion-mnist-rda without rewiring", &plain, 341_276, 0x101b_f059_c3b7_c271);
+    // The rewired tables fitted as trees with a minimum leaf size (2026-12-04).
+    let tree = format!("{toml}rewire-min-examples = 2\n");
+    let _ = assert_pinned_pipeline(
+        "fashion-mnist-rda, rewire-min-examples 2",
+        &tree,
+        1_070_356,
+        0x39a4_ecd4_1c10_d2f5,
+    );
 }
 
 /// The relaxed recipe: 4-input LUTs since 2026-12-03 (BENCHMARKS.md), and the gate

@@ -310,6 +310,9 @@ fn rewire_options(
         return match o.rewire_candidates {
             Some(_) => Err(bad("--rewire-candidates", "applies with --rewire")),
             None if o.rewire_finalists.is_some() => Err(bad("--rewire-finalists", "applies with --rewire")),
+            None if o.rewire_min_examples.is_some() => {
+                Err(bad("--rewire-min-examples", "applies with --rewire"))
+            }
             None => Ok(None),
         };
     };
@@ -318,10 +321,11 @@ fn rewire_options(
     }
     // 0 turns off what a preset (fashion-mnist-rda) asks for.
     if fraction == 0.0 {
-        return match (o.rewire_candidates, o.rewire_finalists) {
-            (Some(_), _) => Err(bad("--rewire-candidates", "applies with --rewire above 0")),
-            (None, Some(_)) => Err(bad("--rewire-finalists", "applies with --rewire above 0")),
-            (None, None) => Ok(None),
+        return match (o.rewire_candidates, o.rewire_finalists, o.rewire_min_examples) {
+            (Some(_), _, _) => Err(bad("--rewire-candidates", "applies with --rewire above 0")),
+            (None, Some(_), _) => Err(bad("--rewire-finalists", "applies with --rewire above 0")),
+            (None, None, Some(_)) => Err(bad("--rewire-min-examples", "applies with --rewire above 0")),
+            (None, None, None) => Ok(None),
         };
     }
     if !matches!(optimizer, BoolOptimizer::Rda | BoolOptimizer::Votes) {
@@ -359,7 +363,8 @@ fn rewire_options(
             format!("must be at most --rewire-candidates ({candidates}), got {finalists}"),
         ));
     }
-    Ok(Some(crate::train::RewireParams { fraction, candidates, finalists }))
+    let min_examples = o.rewire_min_examples.unwrap_or(0);
+    Ok(Some(crate::train::RewireParams { fraction, candidates, finalists, min_examples }))
 }
 
 /// Parses an `--encoding` value.
@@ -480,6 +485,7 @@ impl TrainConfig {
             ("--rewire", o.rewire.is_some()),
             ("--rewire-candidates", o.rewire_candidates.is_some()),
             ("--rewire-finalists", o.rewire_finalists.is_some()),
+            ("--rewire-min-examples", o.rewire_min_examples.is_some()),
         ];
         const BOOL_ONLY: &str = "Boolean training (--domain bool)";
         let file_order = [("--file-order", o.file_order.is_some())];
@@ -906,6 +912,7 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--rewire", o.rewire.is_some()),
         ("--rewire-candidates", o.rewire_candidates.is_some()),
         ("--rewire-finalists", o.rewire_finalists.is_some()),
+        ("--rewire-min-examples", o.rewire_min_examples.is_some()),
         ("--file-order", o.file_order.is_some()),
         ("--init", o.init.is_some()),
         ("--encoding", o.encoding.is_some()),

@@ -160,6 +160,13 @@ pub struct TrainOptions {
     #[arg(long, value_name = "F")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rewire_finalists: Option<usize>,
+    /// bool, with --rewire: a fitted table entry addressed by fewer than N of the examples
+    /// its output is sensitive to takes the value of its entry over one source fewer (the
+    /// table a tree over the sources in their chosen order, N its minimum leaf size);
+    /// fewer AIG ANDs [default: 0, each entry fitted alone].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rewire_min_examples: Option<u32>,
     /// bool votes-hw: width of each saturating flip and keep counter, 1..=32 [default:
     /// wide enough never to saturate over a batch].
     #[arg(long, value_name = "BITS")]

@@ -69,7 +69,7 @@ fn rewiring_resumes_exactly() {
     let net =
         Network::build("lut:3:24x2:12,groupsum:3".parse::<ModelSpec>().unwrap(), x.rows(), 3, 5).unwrap();
     let trainer = Trainer::new().epochs(5).seed(9);
-    let p = RewireParams { fraction: 0.5, candidates: 8, finalists: 5 };
+    let p = RewireParams { fraction: 0.5, candidates: 8, finalists: 5, min_examples: 0 };
     let make = || RdaRule::new(&net, &x, &labels, RdaVariant::Votes(votes)).batch(40).rewire(p);
     let mut rule = make();
     trainer.run(&mut rule, None, |_| {}).unwrap();

@@ -187,7 +187,8 @@ fn input_radius_applies_to_boolean_lut_models() {
 
 /// `--rewire F` is the vote rule's rewiring of a LUT model's last hidden layer: F in
 /// (0, 1] (0: none, on any model), 128 candidates unless `--rewire-candidates` (1 to 4096) says otherwise, of which
-/// 24 finalists unless `--rewire-finalists` (at most the candidates) says otherwise; refused
+/// 24 finalists unless `--rewire-finalists` (at most the candidates) says otherwise, no
+/// minimum leaf size unless `--rewire-min-examples` says otherwise; refused
 /// for other optimisers, models without a hidden layer and other domains.
 #[test]
 fn rewire_applies_to_the_vote_rule_on_layered_lut_models() {
@@ -198,7 +199,8 @@ fn rewire_applies_to_the_vote_rule_on_layered_lut_models() {
     let two = "model = \"lut:6:60x2,groupsum:3\"\n";
     assert_eq!(rewire(two), None);
     let p = rewire(&format!("{two}rewire = 0.25")).unwrap();
-    assert_eq!((p.fraction, p.candidates, p.finalists), (0.25, 128, 24));
+    assert_eq!((p.fraction, p.candidates, p.finalists, p.min_examples), (0.25, 128, 24, 0));
+    assert_eq!(rewire(&format!("{two}rewire = 0.25\nrewire-min-examples = 30")).unwrap().min_examples, 30);
     assert_eq!(rewire(&format!("{two}rewire = 0.25\nrewire-finalists = 0")).unwrap().finalists, 0);
     let p = rewire(&format!("{two}rewire = 1.0\nrewire-candidates = 7\noptimizer = \"votes\""));
     assert_eq!(
@@ -218,6 +220,8 @@ fn rewire_applies_to_the_vote_rule_on_layered_lut_models() {
         (format!("{two}rewire = 0.5\nrewire-candidates = 5000"), "--rewire-candidates"),
         (format!("{two}rewire-candidates = 8"), "--rewire-candidates"),
         (format!("{two}rewire-finalists = 8"), "--rewire-finalists"),
+        (format!("{two}rewire-min-examples = 8"), "--rewire-min-examples"),
+        (format!("{two}rewire = 0\nrewire-min-examples = 8"), "--rewire-min-examples"),
         (format!("{two}rewire = 0.5\nrewire-candidates = 16\nrewire-finalists = 17"), "--rewire-finalists"),
         (format!("{two}rewire = 0.5\noptimizer = \"parity\""), "--rewire"),
         (format!("{two}rewire = 0.5\noptimizer = \"votes-hw\""), "--rewire"),

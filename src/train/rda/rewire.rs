@@ -23,8 +23,12 @@
 //! highest (the examples addressing each entry split by the new bit, each entry taking
 //! the better scoring value); with `finalists <= k` the `k` best alone are the sources.
 //! Each table entry is the better scoring value over the examples that address it (a
-//! random draw where none do). The new LUT replaces the old one where its score is
-//! higher. LUTs read by no output are left alone.
+//! random draw where none do). With `min_examples` above 0 the table is fitted as a
+//! tree over the sources in their chosen order, as a decision tree's minimum leaf size
+//! prunes it: an entry of the first `j` sources addressed by fewer than `min_examples`
+//! sensitive examples (or tied) takes the value of its entry over the first `j - 1`,
+//! and the one-at-a-time search scores such entries so. The new LUT replaces the old
+//! one where its score is higher. LUTs read by no output are left alone.
 
 use crate::domain::{LutLayer, LutLayers, constant_lut};
 use crate::lanes::BitMatrix;
@@ -44,6 +48,11 @@ pub struct RewireParams {
     /// The best this many candidates by their score alone compete for the sources one
     /// at a time (at most the fan-in: the best by score alone are the sources).
     pub finalists: usize,
+    /// A fitted entry addressed by fewer sensitive examples than this takes the value of
+    /// its entry over one source fewer (0: each entry is fitted alone, a random draw
+    /// where no example addresses it).
+    #[serde(default)]
+    pub min_examples: u32,
 }
 
 /// What one rewiring did.
@@ -84,6 +93,67 @@ impl VoteView<'_> {
     fn score(&self, y: &[u64], right: impl Fn(usize) -> u64, wrong: impl Fn(usize) -> u64) -> f64 {
         self.weight(y, right) - self.weight(y, |w| wrong(w) & self.active[w])
     }
+}
+
+/// One table entry's standing: the vote scores of the value 1 and of 0 over the
+/// examples addressing it, and how many do.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Entry {
+    one: f64,
+    zero: f64,
+    examples: u32,
+}
+
+impl Entry {
+    /// The entry of the examples in `cell` for a LUT whose wanted value is `want`.
+    fn of(view: &VoteView, target: &[u64], want: &[u64], cell: &[u64]) -> Self {
+        Self {
+            one: view.score(target, |i| cell[i] & want[i], |i| cell[i] & !want[i]),
+            zero: view.score(target, |i| cell[i] & !want[i], |i| cell[i] & want[i]),
+            examples: cell.iter().map(|m| m.count_ones()).sum(),
+        }
+    }
+
+    fn merge(self, o: Self) -> Self {
+        Self { one: self.one + o.one, zero: self.zero + o.zero, examples: self.examples + o.examples }
+    }
+
+    /// The value the entry takes where its parent took `parent`: the better scoring one,
+    /// or the parent's where fewer than `min` examples address it or the two tie.
+    fn value(&self, parent: bool, min: u32) -> bool {
+        if self.examples < min || self.one == self.zero { parent } else { self.one > self.zero }
+    }
+
+    fn score(&self, value: bool) -> f64 {
+        if value { self.one } else { self.zero }
+    }
+}
+
+/// The table over `leaves` (entry `a` addresses bit `j` of `a` by source `j`): with
+/// `min` 0 each entry alone, `draw` where it ties; else as a tree over the sources in
+/// order, an entry of the first `j` sources taking its parent's value where fewer than
+/// `min` examples address it (the root's parent is `draw[0]`).
+fn fit_table(leaves: &[Entry], min: u32, draw: &[bool]) -> Vec<bool> {
+    if min == 0 {
+        return leaves.iter().zip(draw).map(|(e, &d)| e.value(d, 0)).collect();
+    }
+    let root = leaves.iter().fold(Entry::default(), |a, &e| a.merge(e));
+    let mut values = vec![root.value(draw[0], min)];
+    let mut level = leaves.to_vec();
+    let k = leaves.len().trailing_zeros();
+    // Entries of the first j sources, j = k - 1 down to 1, then back up.
+    let mut levels = vec![];
+    for j in (1..k).rev() {
+        let half = 1usize << j;
+        let up: Vec<Entry> = (0..half).map(|a| level[a].merge(level[a + half])).collect();
+        levels.push(std::mem::replace(&mut level, up));
+    }
+    levels.push(level);
+    for (j, entries) in levels.iter().rev().enumerate() {
+        let parents = 1usize << j;
+        values = entries.iter().enumerate().map(|(a, e)| e.value(values[a % parents], min)).collect();
+    }
+    values
 }
 
 /// One LUT with `sources` (rows of `x`) and `table` on every example of `x`, tail
@@ -134,7 +204,10 @@ fn pack(mask: &[u64], row: &[u64]) -> Vec<u64> {
 }
 
 /// `k` sources chosen one at a time among `finalists`, each the one whose split of the
-/// examples addressing the entries so far most raises the fitted table's score.
+/// examples addressing the entries so far most raises the fitted table's score (an entry
+/// of fewer than `min_examples` examples scored at its parent's value, as
+/// [`fit_table`] fits it).
+#[allow(clippy::too_many_arguments)]
 fn joint_sources(
     s: &[u64],
     want: &[u64],
@@ -143,6 +216,7 @@ fn joint_sources(
     below: &BitMatrix,
     finalists: &[u32],
     k: usize,
+    min_examples: u32,
 ) -> Vec<u32> {
     let (want, y, act) = (pack(s, want), pack(s, target), pack(s, view.active));
     let n: usize = s.iter().map(|m| m.count_ones() as usize).sum();
@@ -157,16 +231,23 @@ fn joint_sources(
         }
         pw * pos as f64 + neg as f64
     };
-    let best = |cell: &[u64]| {
-        let one = weight(&|w| cell[w] & want[w]) - weight(&|w| cell[w] & !want[w] & act[w]);
-        let zero = weight(&|w| cell[w] & !want[w]) - weight(&|w| cell[w] & want[w] & act[w]);
-        f64::max(one, zero)
+    let entry = |cell: &[u64]| Entry {
+        one: weight(&|w| cell[w] & want[w]) - weight(&|w| cell[w] & !want[w] & act[w]),
+        zero: weight(&|w| cell[w] & !want[w]) - weight(&|w| cell[w] & want[w] & act[w]),
+        examples: cell.iter().map(|m| m.count_ones()).sum(),
+    };
+    // An entry's score under its parent's value, and its own value.
+    let best = |cell: &[u64], parent: bool| {
+        let e = entry(cell);
+        let v = e.value(parent, min_examples);
+        (if e.examples < min_examples { e.score(v) } else { f64::max(e.one, e.zero) }, v)
     };
     let mut all = vec![u64::MAX; n.div_ceil(64)];
     if !n.is_multiple_of(64) {
         *all.last_mut().expect("n > 0") = (1u64 << (n % 64)) - 1;
     }
-    let mut cells = vec![all];
+    let root = entry(&all).value(false, min_examples);
+    let mut cells = vec![(all, root)];
     let mut chosen: Vec<usize> = Vec::with_capacity(k);
     for _ in 0..k {
         let mut top: Option<(f64, usize)> = None;
@@ -177,12 +258,12 @@ fn joint_sources(
             let mut total = 0.0;
             let mut lo = vec![0u64; x.len()];
             let mut hi = vec![0u64; x.len()];
-            for cell in &cells {
+            for (cell, parent) in &cells {
                 for w in 0..x.len() {
                     lo[w] = cell[w] & !x[w];
                     hi[w] = cell[w] & x[w];
                 }
-                total += best(&lo) + best(&hi);
+                total += best(&lo, *parent).0 + best(&hi, *parent).0;
             }
             if top.is_none_or(|(t, _)| total > t) {
                 top = Some((total, c));
@@ -191,13 +272,14 @@ fn joint_sources(
         let Some((_, c)) = top else { break };
         chosen.push(c);
         let x = &rows[c];
-        let split: Vec<Vec<u64>> = cells
+        let split: Vec<(Vec<u64>, bool)> = cells
             .iter()
-            .flat_map(|cell| {
-                [
-                    cell.iter().zip(x).map(|(m, x)| m & !x).collect(),
-                    cell.iter().zip(x).map(|(m, x)| m & x).collect(),
-                ]
+            .flat_map(|(cell, parent)| {
+                [!0u64, 0].map(|flip| {
+                    let half: Vec<u64> = cell.iter().zip(x).map(|(m, x)| m & (x ^ flip)).collect();
+                    let v = best(&half, *parent).1;
+                    (half, v)
+                })
             })
             .collect();
         cells = split;
@@ -311,24 +393,18 @@ fn fit_lut(
     let sources: Vec<u32> = if p.finalists > k && cands.len() > k {
         let finalists: Vec<u32> =
             by_score[..p.finalists.min(cands.len())].iter().map(|&i| cands[i]).collect();
-        joint_sources(s, want, target, view, below, &finalists, k)
+        joint_sources(s, want, target, view, below, &finalists, k, p.min_examples)
     } else {
         by_score[..k.min(cands.len())].iter().map(|&i| cands[i]).collect()
     };
     if sources.len() < k {
         return None;
     }
-    let cells = address_cells(s, below, &sources);
-    let mut table: Vec<bool> = (0..1usize << k).map(|_| rng.random::<bool>()).collect();
-    let mut score = 0.0;
-    for (entry, m) in table.iter_mut().zip(&cells) {
-        let one = view.score(target, |i| m[i] & want[i], |i| m[i] & !want[i]);
-        let zero = view.score(target, |i| m[i] & !want[i], |i| m[i] & want[i]);
-        if one != zero {
-            *entry = one > zero;
-        }
-        score += f64::max(one, zero);
-    }
+    let draw: Vec<bool> = (0..1usize << k).map(|_| rng.random::<bool>()).collect();
+    let leaves: Vec<Entry> =
+        address_cells(s, below, &sources).iter().map(|m| Entry::of(view, target, want, m)).collect();
+    let table = fit_table(&leaves, p.min_examples, &draw);
+    let score = leaves.iter().zip(&table).map(|(e, &v)| e.score(v)).sum();
     Some(Fit { sources, table, score })
 }
 
@@ -401,10 +477,10 @@ mod tests {
         let targets = net.targets(&labels);
         let view = VoteView { inputs: &x, targets: &targets, active: &active, positive_weight: 1.5 };
         let mut sources = Vec::new();
-        for finalists in [0, 10] {
+        for (finalists, min_examples) in [(0, 0), (10, 0), (10, 40)] {
             let (mut after, mut new_params) = (layers.clone(), params.clone());
             let mut rng = ChaCha8Rng::seed_from_u64(5);
-            let p = RewireParams { fraction: 1.0, candidates: 12, finalists };
+            let p = RewireParams { fraction: 1.0, candidates: 12, finalists, min_examples };
             let stats = rewire(&mut after, &mut new_params, &view, &p, &mut rng);
             assert_eq!(stats.offered, 24, "every hidden LUT is read");
             assert!(stats.rewired > 0, "{stats:?}");
@@ -437,6 +513,70 @@ mod tests {
             sources.push(after.layers.swap_remove(0).sources);
         }
         assert_ne!(sources[0], sources[1], "choosing one at a time chose the same sources");
+        assert_ne!(sources[1], sources[2], "the minimum leaf size changed no choice");
+    }
+
+    /// The table over `leaves` by definition: entry `a`'s value walks from the root
+    /// (all leaves) through the entries of `a`'s first 1, 2, ... sources (the leaves
+    /// agreeing with `a` on them).
+    fn reference_table(leaves: &[Entry], min: u32, draw: &[bool]) -> Vec<bool> {
+        let k = leaves.len().trailing_zeros();
+        (0..leaves.len())
+            .map(|a| {
+                let mut value = draw[0];
+                for j in 0..=k {
+                    let low = (1usize << j) - 1;
+                    let e = (0..leaves.len())
+                        .filter(|&b| b & low == a & low)
+                        .fold(Entry::default(), |t, b| t.merge(leaves[b]));
+                    value = e.value(value, min);
+                }
+                value
+            })
+            .collect()
+    }
+
+    /// A table is fitted as the tree its definition walks; with no minimum each entry
+    /// alone (ties drawn), and with a minimum above every count it is constant.
+    #[test]
+    fn a_fitted_table_is_the_tree_over_its_sources() {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        for k in 1..=5 {
+            for _ in 0..20 {
+                let leaves: Vec<Entry> = (0..1usize << k)
+                    .map(|_| {
+                        let examples = rng.random_range(0..12u32);
+                        let one = f64::from(rng.random_range(0..=examples));
+                        Entry { one, zero: f64::from(examples) - one, examples }
+                    })
+                    .collect();
+                let draw: Vec<bool> = (0..1usize << k).map(|_| rng.random::<bool>()).collect();
+                for min in [1, 3, 8, 1000] {
+                    assert_eq!(
+                        fit_table(&leaves, min, &draw),
+                        reference_table(&leaves, min, &draw),
+                        "k {k} min {min}"
+                    );
+                }
+                let alone: Vec<bool> = leaves
+                    .iter()
+                    .zip(&draw)
+                    .map(|(e, &d)| if e.one == e.zero { d } else { e.one > e.zero })
+                    .collect();
+                assert_eq!(fit_table(&leaves, 0, &draw), alone);
+                assert!(fit_table(&leaves, 1000, &draw).iter().all(|&v| v == draw[0]));
+            }
+        }
+        // Two sources (entry a reads source 0 at bit 0). Entry 0b11 (one example) loses
+        // to 0 alone and takes 1 from its parent, the entries with source 0 at 1 (8 to 2
+        // for 1) once fewer than 2 examples are too few; at 10 the leaves with 9 and 6
+        // examples take their parents' values too, at 16 everything the root's.
+        let e = |one: f64, zero: f64, examples| Entry { one, zero, examples };
+        let leaves = [e(0.0, 9.0, 9), e(8.0, 1.0, 9), e(5.0, 1.0, 6), e(0.0, 1.0, 1)];
+        assert_eq!(fit_table(&leaves, 0, &[false; 4]), [false, true, true, false]);
+        assert_eq!(fit_table(&leaves, 2, &[false; 4]), [false, true, true, true]);
+        assert_eq!(fit_table(&leaves, 10, &[false; 4]), [false, true, false, true]);
+        assert_eq!(fit_table(&leaves, 16, &[false; 4]), [true; 4]);
     }
 
     /// One LUT's row is what the layer kernel computes, tail lanes cleared.
