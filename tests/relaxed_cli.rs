@@ -435,7 +435,8 @@ fn a_teacher_distils_into_the_relaxed_network() -> Result<(), Box<dyn std::error
 /// `--care-set training`: every layer's table entries no training example addresses are
 /// filled for fewer ANDs, so the training accuracy is exactly the encoder-only run's, the
 /// classifier is no larger, `eval` of the written model agrees with the run, and
-/// `metrics.json` counts the fill; bad values and other domains are refused.
+/// `metrics.json` counts the fill; `training:N` fills more; bad values and other domains
+/// are refused.
 #[test]
 fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
@@ -475,8 +476,23 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
     let e = circuitlearn(&["eval", "--model", "filled/model.json", "--split", "test", "--json"], d.path());
     assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
     assert_eq!(last_json(&e)?["accuracy"], f["test_accuracy"], "eval reads the filled tables");
+    // training:N frees the entries fewer than N examples reach as well: no fewer tables
+    // filled, no more table ANDs.
+    let approx = run("approx", &["--care-set", "training:8"]);
+    assert!(approx.status.success(), "{}", String::from_utf8_lossy(&approx.stderr));
+    let a = &last_json(&approx)?["training_dont_cares"];
+    assert!(
+        a["luts_with_dont_cares"].as_u64() >= fill["luts_with_dont_cares"].as_u64(),
+        "{a} against {fill}"
+    );
+    assert!(a["table_ands_after"].as_u64() < fill["table_ands_after"].as_u64(), "{a} against {fill}");
     let refused = [
-        (run("r", &["--care-set", "test"]), "--care-set: unknown 'test'; expected encoder or training"),
+        (
+            run("r", &["--care-set", "test"]),
+            "--care-set: unknown 'test'; expected encoder, training or training:N",
+        ),
+        (run("r", &["--care-set", "training:0"]), "--care-set: unknown 'training:0'"),
+        (run("r", &["--care-set", "training:x"]), "--care-set: unknown 'training:x'"),
         (
             circuitlearn(
                 &["train", "--data", "iris", "--model", "mlp:8", "--care-set", "training"],

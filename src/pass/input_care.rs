@@ -10,7 +10,9 @@
 //! [`fill_data_dont_cares`] goes further, on request (`train --care-set training`): in
 //! every layer, the entries no training example addresses are free. The network's outputs
 //! stay the same on every training example; elsewhere they may change, which the test
-//! accuracy then measures.
+//! accuracy then measures. With a minimum (`--care-set training:N`) the entries fewer than
+//! `N` training examples address are free too: an approximation, which may change the
+//! answer on those few examples.
 
 use super::rewrite::and_count4;
 use crate::data::BitRule;
@@ -62,16 +64,21 @@ pub fn fill_input_dont_cares(
     fill
 }
 
-/// Sets the entries of every table of fan-in at most 4 in `params` that no example of
-/// `inputs` (one row per input bit of `layers`) addresses (the layers evaluated by
-/// [`LutLayers::layer_values`]), as
+/// Sets the entries of every table of fan-in at most 4 in `params` that fewer than
+/// `min_examples` examples of `inputs` (one row per input bit of `layers`) address (the
+/// layers evaluated by [`LutLayers::layer_values`] before any fill), as
 /// [`fill_input_dont_cares`] does with the encoder's: each table becomes the cheapest
-/// function that agrees with it on every address the examples reach. The network's
-/// outputs are unchanged on every example of `inputs`.
+/// function that agrees with it on every other address. With `min_examples` 1 the
+/// network's outputs are unchanged on every example of `inputs`.
 ///
 /// # Panics
 /// If `params` or `inputs` do not fit `layers`.
-pub fn fill_data_dont_cares(layers: &LutLayers, params: &mut [bool], inputs: &BitMatrix) -> CareFill {
+pub fn fill_data_dont_cares(
+    layers: &LutLayers,
+    params: &mut [bool],
+    inputs: &BitMatrix,
+    min_examples: u32,
+) -> CareFill {
     assert_eq!(params.len(), layers.n_params(), "one parameter per table entry");
     assert_eq!(inputs.rows(), layers.n_inputs, "one row per input bit");
     let mut fill = CareFill::default();
@@ -86,38 +93,48 @@ pub fn fill_data_dont_cares(layers: &LutLayers, params: &mut [bool], inputs: &Bi
             continue;
         }
         let below = if l == 0 { inputs } else { &vals[l - 1] };
-        let seen: Vec<u32> =
-            layer.sources.par_chunks(k).map(|src| addresses_seen(src, below, tail)).collect();
-        for (table, &seen) in tables.chunks_mut(1 << k).zip(&seen) {
-            fill_table(table, k, !seen, &mut fill);
+        let reach: Vec<[u32; 16]> = layer
+            .sources
+            .par_chunks(k)
+            .map(|src| entry_reach(src, below, tail, min_examples.max(1)))
+            .collect();
+        for (table, reach) in tables.chunks_mut(1 << k).zip(&reach) {
+            fill_table(table, k, rare_entries(&reach[..1 << k], min_examples.max(1)), &mut fill);
         }
     }
     fill
 }
 
-/// The mask of the addresses (bit `a` for address `a`, `src.len() <= 5`) that a LUT
-/// reading the rows `src` of `below` sees on some example (`tail`: the valid lanes of the
-/// last word).
-fn addresses_seen(src: &[u32], below: &BitMatrix, tail: u64) -> u32 {
-    let (words, every) = (below.words(), ((1u64 << (1 << src.len())) - 1) as u32);
-    let mut seen = 0u32;
+/// How many examples address each entry of a LUT reading the rows `src` of `below`
+/// (`src.len() <= 4`; `tail`: the valid lanes of the last word), counted until `cap`.
+fn entry_reach(src: &[u32], below: &BitMatrix, tail: u64, cap: u32) -> [u32; 16] {
+    let (words, entries) = (below.words(), 1usize << src.len());
+    let mut reach = [0u32; 16];
     for w in 0..words {
-        if seen == every {
+        if reach[..entries].iter().all(|&r| r >= cap) {
             break;
         }
         let valid = if w + 1 == words { tail } else { !0 };
-        for a in 0..1u32 << src.len() {
-            if seen >> a & 1 == 1 {
+        for (a, r) in reach[..entries].iter_mut().enumerate() {
+            if *r >= cap {
                 continue;
             }
             let hit = src.iter().enumerate().fold(valid, |m, (i, &s)| {
                 let x = below.row(s as usize)[w];
                 m & if a >> i & 1 == 1 { x } else { !x }
             });
-            seen |= u32::from(hit != 0) << a;
+            *r += hit.count_ones();
         }
     }
-    seen
+    reach
+}
+
+/// The entries (bit `a` for entry `a`) fewer than `min` examples reach, at most
+/// [`MAX_FREE_ENTRIES`] of them: the least reached (the lower entry first among equals).
+fn rare_entries(reach: &[u32], min: u32) -> u32 {
+    let mut rare: Vec<usize> = (0..reach.len()).filter(|&a| reach[a] < min).collect();
+    rare.sort_by_key(|&a| (reach[a], a));
+    rare.iter().take(MAX_FREE_ENTRIES as usize).fold(0, |m, &a| m | 1 << a)
 }
 
 /// Fills the entries `free` (bit `a` for entry `a`) of one table of `k <= 4` inputs with
@@ -265,8 +282,10 @@ mod tests {
     /// two values (so many addresses never occur), two layers of 4-input LUTs and a
     /// 5-input output layer (left alone: filled only up to 4 inputs, but evaluated). The
     /// filled network answers exactly as before on every example, and costs no more.
-    #[test]
-    fn data_fills_keep_every_example_and_never_cost_more() {
+    /// A small network over 8 input bits (two features thermometer-coded in 4 bits each,
+    /// five values each, so many addresses never occur): two layers of 4-input LUTs and a
+    /// 5-input output layer, its inputs, and random tables.
+    fn small_network() -> (LutLayers, BitMatrix, Vec<bool>) {
         use crate::domain::LutNetwork;
         use crate::lanes::EvalParams;
         let mut x = 0x2545_f491_u32;
@@ -292,14 +311,64 @@ mod tests {
                 LutLayer { k: 5, sources: sources(2 * 5, 5) },
             ],
         };
-        let mut params: Vec<bool> = (0..layers.n_params()).map(|_| next() & 1 == 1).collect();
+        let params: Vec<bool> = (0..layers.n_params()).map(|_| next() & 1 == 1).collect();
+        (layers, inputs, params)
+    }
+
+    #[test]
+    fn data_fills_keep_every_example_and_never_cost_more() {
+        use crate::domain::LutNetwork;
+        use crate::lanes::EvalParams;
+        let (layers, inputs, mut params) = small_network();
         let kernel = LutNetwork::from_layers(&layers);
         let before = kernel.eval(&params, &inputs, &EvalParams::default());
         let old = params.clone();
-        let fill = fill_data_dont_cares(&layers, &mut params, &inputs);
+        let fill = fill_data_dont_cares(&layers, &mut params, &inputs, 1);
         assert!(fill.luts_with_dont_cares > 0 && fill.luts_changed > 0, "{fill:?}");
         assert!(fill.table_ands.1 < fill.table_ands.0, "{fill:?}");
         assert_eq!(kernel.eval(&params, &inputs, &EvalParams::default()), before, "same answers");
         assert_eq!(params[params.len() - 64..], old[old.len() - 64..], "5-input tables are left alone");
+    }
+
+    /// With a minimum of examples per entry: every entry that many examples reach (in
+    /// the network before the fill) keeps its value, the rest are filled as at least the
+    /// unreached ones are, and the tables cost no more than with the exact fill.
+    #[test]
+    fn approximate_fills_keep_the_well_reached_entries() {
+        let (layers, inputs, params) = small_network();
+        let vals = layers.layer_values(&params, &inputs);
+        let mut exact = params.clone();
+        let exact_fill = fill_data_dont_cares(&layers, &mut exact, &inputs, 1);
+        for min in [2, 10, 40] {
+            let mut approx = params.clone();
+            let fill = fill_data_dont_cares(&layers, &mut approx, &inputs, min);
+            assert!(fill.luts_with_dont_cares >= exact_fill.luts_with_dont_cares, "min {min}: {fill:?}");
+            assert!(fill.table_ands.1 <= exact_fill.table_ands.1, "min {min}: {fill:?}");
+            let mut start = 0;
+            for (l, layer) in layers.layers.iter().enumerate() {
+                let below = if l == 0 { &inputs } else { &vals[l - 1] };
+                for (g, src) in layer.sources.chunks(layer.k).enumerate() {
+                    for a in 0..1usize << layer.k {
+                        let reach = (0..inputs.examples())
+                            .filter(|&e| {
+                                (0..layer.k).all(|i| below.get(src[i] as usize, e) == (a >> i & 1 == 1))
+                            })
+                            .count();
+                        let at = start + (g << layer.k) + a;
+                        if reach >= min as usize || layer.k > 4 {
+                            assert_eq!(approx[at], params[at], "min {min}: layer {l} LUT {g} entry {a}");
+                        }
+                    }
+                }
+                start += layer.width() << layer.k;
+            }
+        }
+        assert!(
+            {
+                let mut approx = params.clone();
+                fill_data_dont_cares(&layers, &mut approx, &inputs, 40) != exact_fill
+            },
+            "a minimum of 40 examples frees nothing more"
+        );
     }
 }

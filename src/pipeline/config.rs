@@ -164,8 +164,21 @@ pub struct SmoothConfig {
 pub enum CareSet {
     /// The first layer's addresses no encoded input can produce.
     Encoder,
-    /// Those, and every layer's addresses no training example reaches.
-    Training,
+    /// Those, and every layer's addresses fewer than this many training examples reach
+    /// (1: none; the answers on the training examples are kept).
+    Training(u32),
+}
+
+impl CareSet {
+    /// The fewest training examples that make a table entry cared for (0: the encoder's
+    /// don't-cares alone).
+    #[must_use]
+    pub fn min_examples(self) -> u32 {
+        match self {
+            Self::Encoder => 0,
+            Self::Training(n) => n,
+        }
+    }
 }
 
 /// Ring (`--domain poly`) training settings.
@@ -538,13 +551,21 @@ impl TrainConfig {
         let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
         let care_set = match o.care_set.as_deref() {
             None | Some("encoder") => CareSet::Encoder,
-            Some("training") => CareSet::Training,
-            Some(x) => return Err(bad("--care-set", format!("unknown '{x}'; expected encoder or training"))),
+            Some("training") => CareSet::Training(1),
+            Some(x) => match x.strip_prefix("training:").map(str::parse::<u32>) {
+                Some(Ok(n)) if n >= 1 => CareSet::Training(n),
+                _ => {
+                    return Err(bad(
+                        "--care-set",
+                        format!("unknown '{x}'; expected encoder, training or training:N (N >= 1 examples)"),
+                    ));
+                }
+            },
         };
-        if care_set == CareSet::Training && matches!(domain, Domain::Smooth | Domain::Poly) {
+        if care_set != CareSet::Encoder && matches!(domain, Domain::Smooth | Domain::Poly) {
             return Err(bad("--care-set", "applies to LUT networks (--domain bool or relaxed)"));
         }
-        if care_set == CareSet::Training && o.optimizer.as_deref().is_some_and(|x| x.ends_with("votes-hw")) {
+        if care_set != CareSet::Encoder && o.optimizer.as_deref().is_some_and(|x| x.ends_with("votes-hw")) {
             return Err(bad("--care-set", "votes-hw keeps its tables as the hardware trainer computes them"));
         }
         const POLY: &str = "ring models (--domain poly)";
