@@ -278,16 +278,10 @@ mod tests {
         assert_eq!(fill_input_dont_cares(&wide, &mut params, &rules), CareFill::default());
     }
 
-    /// Data don't-cares in every layer: 150 examples whose 8 input bits are thresholds of
-    /// two values (so many addresses never occur), two layers of 4-input LUTs and a
-    /// 5-input output layer (left alone: filled only up to 4 inputs, but evaluated). The
-    /// filled network answers exactly as before on every example, and costs no more.
     /// A small network over 8 input bits (two features thermometer-coded in 4 bits each,
     /// five values each, so many addresses never occur): two layers of 4-input LUTs and a
     /// 5-input output layer, its inputs, and random tables.
     fn small_network() -> (LutLayers, BitMatrix, Vec<bool>) {
-        use crate::domain::LutNetwork;
-        use crate::lanes::EvalParams;
         let mut x = 0x2545_f491_u32;
         let mut next = move || {
             x ^= x << 13;
@@ -315,6 +309,9 @@ mod tests {
         (layers, inputs, params)
     }
 
+    /// Data don't-cares in every layer: 150 examples of [`small_network`] (the 5-input
+    /// output layer is left alone: filled only up to 4 inputs, but evaluated). The filled
+    /// network answers exactly as before on every example, and costs no more.
     #[test]
     fn data_fills_keep_every_example_and_never_cost_more() {
         use crate::domain::LutNetwork;
