@@ -435,7 +435,7 @@ fn a_teacher_distils_into_the_relaxed_network() -> Result<(), Box<dyn std::error
 /// `--care-set training`: every layer's table entries no training example addresses are
 /// filled for fewer ANDs, so the training accuracy is exactly the encoder-only run's, the
 /// classifier is no larger, `eval` of the written model agrees with the run, and
-/// `metrics.json` counts the fill; `training:N` fills more; bad values and other domains
+/// `metrics.json` counts the fill; `training:F` fills more; bad values and other domains
 /// are refused.
 #[test]
 fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::error::Error>> {
@@ -476,9 +476,9 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
     let e = circuitlearn(&["eval", "--model", "filled/model.json", "--split", "test", "--json"], d.path());
     assert!(e.status.success(), "{}", String::from_utf8_lossy(&e.stderr));
     assert_eq!(last_json(&e)?["accuracy"], f["test_accuracy"], "eval reads the filled tables");
-    // training:N frees the entries fewer than N examples reach as well: no fewer tables
-    // filled, no more table ANDs.
-    let approx = run("approx", &["--care-set", "training:8"]);
+    // training:F frees the entries fewer than a fraction F of the examples reach as well
+    // (8 of the 105): no fewer tables filled, fewer table ANDs.
+    let approx = run("approx", &["--care-set", "training:0.07"]);
     assert!(approx.status.success(), "{}", String::from_utf8_lossy(&approx.stderr));
     let a = &last_json(&approx)?["training_dont_cares"];
     assert!(
@@ -489,9 +489,9 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
     let refused = [
         (
             run("r", &["--care-set", "test"]),
-            "--care-set: unknown 'test'; expected encoder, training or training:N",
+            "--care-set: unknown 'test'; expected encoder, training or training:F",
         ),
-        (run("r", &["--care-set", "training:0"]), "--care-set: unknown 'training:0'"),
+        (run("r", &["--care-set", "training:1"]), "--care-set: unknown 'training:1'"),
         (run("r", &["--care-set", "training:x"]), "--care-set: unknown 'training:x'"),
         (
             circuitlearn(

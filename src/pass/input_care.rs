@@ -10,8 +10,8 @@
 //! [`fill_data_dont_cares`] goes further, on request (`train --care-set training`): in
 //! every layer, the entries no training example addresses are free. The network's outputs
 //! stay the same on every training example; elsewhere they may change, which the test
-//! accuracy then measures. With a minimum (`--care-set training:N`) the entries fewer than
-//! `N` training examples address are free too: an approximation, which may change the
+//! accuracy then measures. With a minimum (`--care-set training:F`) the entries fewer than
+//! a fraction `F` of the training examples address are free too: an approximation, which may change the
 //! answer on those few examples.
 
 use super::rewrite::and_count4;

@@ -160,23 +160,24 @@ pub struct SmoothConfig {
 /// The table entries of a trained LUT network filled as don't-cares
 /// ([`fill_input_dont_cares`](crate::fill_input_dont_cares),
 /// [`fill_data_dont_cares`](crate::fill_data_dont_cares)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum CareSet {
     /// The first layer's addresses no encoded input can produce.
     Encoder,
-    /// Those, and every layer's addresses fewer than this many training examples reach
-    /// (1: none; the answers on the training examples are kept).
-    Training(u32),
+    /// Those, and every layer's addresses that fewer than this fraction of the training
+    /// examples reach, in `[0, 1)` (0: the addresses no example reaches, so the answers on
+    /// the training examples are kept).
+    Training(f64),
 }
 
 impl CareSet {
-    /// The fewest training examples that make a table entry cared for (0: the encoder's
-    /// don't-cares alone).
+    /// The fewest of `examples` training examples that make a table entry cared for
+    /// (0: the encoder's don't-cares alone; at least 1 with a training care set).
     #[must_use]
-    pub fn min_examples(self) -> u32 {
+    pub fn min_examples(self, examples: usize) -> u32 {
         match self {
             Self::Encoder => 0,
-            Self::Training(n) => n,
+            Self::Training(f) => ((f * examples as f64).ceil() as u32).max(1),
         }
     }
 }
@@ -551,13 +552,15 @@ impl TrainConfig {
         let batch = o.batch.map(|b| at_least_one("--batch", b)).transpose()?;
         let care_set = match o.care_set.as_deref() {
             None | Some("encoder") => CareSet::Encoder,
-            Some("training") => CareSet::Training(1),
-            Some(x) => match x.strip_prefix("training:").map(str::parse::<u32>) {
-                Some(Ok(n)) if n >= 1 => CareSet::Training(n),
+            Some("training") => CareSet::Training(0.0),
+            Some(x) => match x.strip_prefix("training:").map(str::parse::<f64>) {
+                Some(Ok(f)) if (0.0..1.0).contains(&f) => CareSet::Training(f),
                 _ => {
                     return Err(bad(
                         "--care-set",
-                        format!("unknown '{x}'; expected encoder, training or training:N (N >= 1 examples)"),
+                        format!(
+                            "unknown '{x}'; expected encoder, training or training:F (F in [0, 1), a fraction of the training examples)"
+                        ),
                     ));
                 }
             },

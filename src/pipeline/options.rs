@@ -285,9 +285,9 @@ pub struct TrainOptions {
     /// table (at most 4 inputs) its cheapest AIG: encoder (the first layer's addresses no
     /// encoded input can produce; the function is unchanged on every input) or training
     /// (every layer's addresses no training example reaches; the function is unchanged on
-    /// the training examples, and may change elsewhere) or training:N (the addresses fewer
-    /// than N training examples reach: an approximation, the answers on those few may
-    /// change) [default: encoder].
+    /// the training examples, and may change elsewhere) or training:F (the addresses fewer
+    /// than a fraction F of the training examples reach, F in [0, 1): an approximation,
+    /// the answers on those few may change) [default: encoder].
     #[arg(long, value_name = "SET")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub care_set: Option<String>,

@@ -641,19 +641,18 @@ pub fn train(
         TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => None,
     };
     // After the encoder's: the training examples' don't-cares include them.
-    let data_care = match (&mut model, &x_train) {
-        _ if cfg.care_set == super::config::CareSet::Encoder => None,
-        (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => None,
-        (
-            TrainedModel::Bool { net, params, .. } | TrainedModel::Relaxed { discrete: net, params, .. },
-            Some(x),
-        ) => net
-            .layers
-            .as_ref()
-            .filter(|l| l.n_params() == params.len())
-            .map(|layers| fill_data_dont_cares(layers, params, x, cfg.care_set.min_examples())),
-        _ => None,
-    };
+    let data_care =
+        match (&mut model, &x_train) {
+            _ if cfg.care_set == super::config::CareSet::Encoder => None,
+            (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => None,
+            (
+                TrainedModel::Bool { net, params, .. } | TrainedModel::Relaxed { discrete: net, params, .. },
+                Some(x),
+            ) => net.layers.as_ref().filter(|l| l.n_params() == params.len()).map(|layers| {
+                fill_data_dont_cares(layers, params, x, cfg.care_set.min_examples(x.examples()))
+            }),
+            _ => None,
+        };
     Ok(Trained {
         model,
         input_care,
