@@ -117,14 +117,17 @@ fn the_fashion_mnist_rda_recipe_is_pinned() {
 }
 
 /// The relaxed recipe: 4-input LUTs since 2026-12-03 (BENCHMARKS.md), and the gate
-/// network it replaced, which stays pinned through the same preset with its model and tau.
+/// network it replaced, which stays pinned through the same preset with its model, tau
+/// and care set.
 /// Re-pinned (both, and the relaxed pins of `common::pinned`) when the first layer's
 /// tables began to take the encoder's don't-cares (`pass::input_care`): the same
-/// training, tables changed only where no encoded input reads them.
+/// training, tables changed only where no encoded input reads them; and again when the
+/// preset began to fill the entries fewer than 0.2% of the training examples reach
+/// (`--care-set training:0.002`; on six images, those no image reaches).
 #[test]
 fn the_fashion_mnist_relaxed_recipe_is_pinned() {
     let toml = format!("preset = \"fashion-mnist\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
-    let trained = assert_pinned_pipeline("fashion-mnist", &toml, 1_524_702, 0x2da7_f205_ca5b_a69c);
+    let trained = assert_pinned_pipeline("fashion-mnist", &toml, 1_524_702, 0x2d3a_2093_59c6_7e5c);
     // The encoder's don't-cares in the first layer: a quality figure (table ANDs saved).
     let care = trained.input_care.expect("a thermometer-encoded LUT network");
     assert_eq!(
@@ -132,7 +135,14 @@ fn the_fashion_mnist_relaxed_recipe_is_pinned() {
         (784, 159, (2_989, 2_687)),
         "{care:?}"
     );
-    let gates = format!("{toml}model = \"gates:20000x6:3000\"\ntau = 10.0\n");
+    // Then every layer's entries the training images do not reach (a quality figure too).
+    let data = trained.data_care.expect("the preset's training care set");
+    assert_eq!(
+        (data.luts_with_dont_cares, data.luts_changed, data.table_ands),
+        (7_000, 2_124, (6_845, 518)),
+        "{data:?}"
+    );
+    let gates = format!("{toml}model = \"gates:20000x6:3000\"\ntau = 10.0\ncare-set = \"encoder\"\n");
     let _ = assert_pinned_pipeline("fashion-mnist, gates", &gates, 1_957_497, 0xa719_f60b_51d2_1df2);
 }
 
