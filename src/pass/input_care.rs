@@ -11,8 +11,8 @@
 //! every layer, the entries no training example addresses are free. The network's outputs
 //! stay the same on every training example; elsewhere they may change, which the test
 //! accuracy then measures. With a minimum (`--care-set training:F`) the entries fewer than
-//! a fraction `F` of the training examples address are free too: an approximation, which may change the
-//! answer on those few examples.
+//! a fraction `F` of the training examples address are free too: an approximation, which
+//! may change the answer on those few examples.
 
 use super::rewrite::and_count4;
 use crate::data::BitRule;
@@ -83,6 +83,7 @@ pub fn fill_data_dont_cares(
     assert_eq!(inputs.rows(), layers.n_inputs, "one row per input bit");
     let mut fill = CareFill::default();
     let tail = tail_mask(inputs.examples());
+    let min = min_examples.max(1);
     let vals = layers.layer_values(params, inputs);
     let mut start = 0;
     for (l, layer) in layers.layers.iter().enumerate() {
@@ -93,13 +94,10 @@ pub fn fill_data_dont_cares(
             continue;
         }
         let below = if l == 0 { inputs } else { &vals[l - 1] };
-        let reach: Vec<[u32; 16]> = layer
-            .sources
-            .par_chunks(k)
-            .map(|src| entry_reach(src, below, tail, min_examples.max(1)))
-            .collect();
+        let reach: Vec<[u32; 16]> =
+            layer.sources.par_chunks(k).map(|src| entry_reach(src, below, tail, min)).collect();
         for (table, reach) in tables.chunks_mut(1 << k).zip(&reach) {
-            fill_table(table, k, rare_entries(&reach[..1 << k], min_examples.max(1)), &mut fill);
+            fill_table(table, k, rare_entries(&reach[..1 << k], min), &mut fill);
         }
     }
     fill
