@@ -71,6 +71,7 @@ pub use learn::rda::rda_step;
 pub use learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
 pub use learn::ring_model::{FeatureCoding, RingModel, RingModelError, RingModelSpec};
 pub use learn::spec::SpecError;
+pub use learn::vote_weights::VoteWeights;
 pub use learn::{Body, Head, MAX_PARAMS, ModelError, ModelSpec, Network};
 
 // The training engine: one `Trainer` over update rules, checkpoints, reports.

@@ -229,7 +229,7 @@
 //!
 //! // One output bit read as the class index (the `binary` head) over 2 classes.
 //! let spec: ModelSpec = "table,binary".parse()?; // only its head is read here
-//! let net = Network { spec, circuit, n_classes: 2, layers: None };
+//! let net = Network { spec, circuit, n_classes: 2, layers: None, vote_weights: None };
 //!
 //! let examples: Vec<Vec<bool>> = (0..8u32).map(|v| (0..3).map(|i| v >> i & 1 == 1).collect()).collect();
 //! let labels: Vec<u32> = examples.iter().map(|x| u32::from((x[0] ^ x[1]) && x[2])).collect();

@@ -446,6 +446,62 @@ fn rewired_wiring_is_in_the_model_file() {
     );
 }
 
+/// `--vote-weights`: the weights are in `model.json` (the same for any thread count),
+/// `metrics.json` gives the accuracies with equal votes beside them, `eval` scores the
+/// saved model as `train` did, Icarus runs its exported classifier as the Rust simulator
+/// does (`verify --icarus`), and an
+/// `--init` model that is not a groupsum network is refused before training.
+#[test]
+fn vote_weights_are_fitted_saved_and_scored() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |threads: &str, out: &str| {
+        let args = ["train", "--data", "digits", "--model", "lut:6:300x2:50,groupsum:10", "--epochs", "3"];
+        let more = ["--vote-weights", "--threads", threads, "--hardware", "none", "--json", "--out", out];
+        let o = circuitlearn(&[&args[..], &more[..]].concat(), d.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (last_json(&o), std::fs::read_to_string(d.path().join(out).join("model.json")).unwrap())
+    };
+    let (j, model) = run("2", "a");
+    assert_eq!(model, run("1", "b").1, "weights differ between thread counts");
+    let m: serde_json::Value = serde_json::from_str(&model).unwrap();
+    assert_eq!(m["vote_weights"]["weights"].as_array().unwrap().len(), 50);
+    assert_eq!(m["vote_weights"]["bias"].as_array().unwrap().len(), 10);
+    assert!(j["vote_weights"]["unweighted_test_accuracy"].as_f64().is_some(), "{j}");
+    let path = d.path().join("a/model.json");
+    let path = path.to_str().unwrap();
+    for (split, key) in [("test", "test_accuracy"), ("train", "train_accuracy")] {
+        let eval = circuitlearn(&["eval", "--model", path, "--split", split, "--json"], d.path());
+        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+        assert_eq!(last_json(&eval)["accuracy"], j[key], "{split}");
+    }
+    if common::have(&[circuitlearn::Tool::Iverilog, circuitlearn::Tool::Vvp]) {
+        let verify = circuitlearn(&["verify", "--model", path, "--icarus"], d.path());
+        assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
+    }
+    let onehot = circuitlearn(
+        &[
+            "train",
+            "--data",
+            "iris",
+            "--model",
+            "lut:2:8x1,onehot",
+            "--epochs",
+            "1",
+            "--out",
+            "o",
+            "--hardware",
+            "none",
+        ],
+        d.path(),
+    );
+    assert!(onehot.status.success(), "{}", String::from_utf8_lossy(&onehot.stderr));
+    assert_bad_input(
+        &["train", "--data", "iris", "--init", "o/model.json", "--vote-weights", "--out", "p"],
+        d.path(),
+        "--vote-weights applies to a groupsum head",
+    );
+}
+
 /// A synthetic MNIST-shaped directory: 28x28 images of "0" (a ring), "1" (a bar) and "7"
 /// (a diagonal, which the protocol must drop), with a few pixels flipped.
 fn synthetic_digits(dir: &Path) {

@@ -5,6 +5,7 @@
 
 use super::atomic::write_atomic;
 use crate::data::Encoder;
+use crate::learn::vote_weights::VoteWeights;
 use crate::learn::{ModelError, ModelSpec, Network, param_count};
 use itertools::Itertools;
 use serde::{Deserialize, Serialize};
@@ -40,6 +41,10 @@ pub struct ModelFile {
     /// models whose wiring is all drawn from the seed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub learned_wiring: Vec<Vec<u32>>,
+    /// Integer weights on a `groupsum` head's votes (`--vote-weights`): one per output and
+    /// one constant per class. Absent in models whose every vote counts one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vote_weights: Option<VoteWeights>,
 }
 
 /// A `model.json` that cannot be used.
@@ -288,8 +293,21 @@ impl ModelFile {
         let p = path.display().to_string();
         let (spec, n_params) = self.param_count(&p)?;
         let n_classes = self.class_names.len();
-        let net = Network::build_with_wiring(spec, self.n_inputs, n_classes, self.seed, &self.learned_wiring)
-            .map_err(|source| ModelFileError::Model { path: p.clone(), source })?;
+        let mut net =
+            Network::build_with_wiring(spec, self.n_inputs, n_classes, self.seed, &self.learned_wiring)
+                .map_err(|source| ModelFileError::Model { path: p.clone(), source })?;
+        if let Some(v) = &self.vote_weights {
+            let outputs = net.circuit.n_outputs();
+            let misfit = if matches!(spec.head, crate::learn::Head::GroupSum(_)) {
+                v.misfit(outputs, n_classes)
+            } else {
+                Some(format!("vote_weights apply to a groupsum head, not {spec}"))
+            };
+            if let Some(msg) = misfit {
+                return Err(ModelFileError::Params { path: p, msg });
+            }
+            net.vote_weights = Some(v.clone());
+        }
         let params = params_from_hex(&self.params, n_params)
             .ok_or_else(|| ModelFileError::Params { path: p, msg: "params must be hex digits".into() })?;
         Ok((net, params))
@@ -334,6 +352,7 @@ mod tests {
             optimizer: "relaxed-adam".into(),
             params: params_to_hex(&vec![true; n_params]),
             learned_wiring: vec![wiring.clone()],
+            vote_weights: None,
         };
         let text = serde_json::to_string(&file).unwrap();
         let back = ModelFile::parse(&text, "m.json").unwrap();
@@ -348,6 +367,28 @@ mod tests {
         // Files without the field read as before.
         file.learned_wiring.clear();
         assert!(!serde_json::to_string(&file).unwrap().contains("learned_wiring"));
+    }
+
+    /// `vote_weights` survive the JSON round trip into the network, and weights that do not
+    /// fit the head (count, or a magnitude the head circuit cannot repeat) are refused with
+    /// the file's name; files without the field have none.
+    #[test]
+    fn vote_weights_round_trip_and_are_checked() {
+        let mut v = iris_model();
+        let vw = VoteWeights { weights: vec![1, -2, 3, 0, 4, 1], bias: vec![0, -1, 2] };
+        v["vote_weights"] = serde_json::to_value(&vw).unwrap();
+        let file = ModelFile::parse(&v.to_string(), "m.json").unwrap();
+        assert_eq!(file.network(Path::new("m.json")).unwrap().0.vote_weights, Some(vw));
+        v["vote_weights"]["weights"] = serde_json::json!([1, 2, 3]);
+        assert!(
+            refusal(&v).starts_with("m.json: vote_weights must hold 6 weights and 3 constants"),
+            "{}",
+            refusal(&v)
+        );
+        v["vote_weights"]["weights"] = serde_json::json!([1, 2, 3, 4, 5, 1_000_000]);
+        assert!(refusal(&v).starts_with("m.json: vote_weights must lie within"), "{}", refusal(&v));
+        let plain = ModelFile::parse(&iris_model().to_string(), "m.json").unwrap();
+        assert_eq!(plain.network(Path::new("m.json")).unwrap().0.vote_weights, None);
     }
 
     /// A valid model file of Iris (thermometer:2, 8 input bits) as a JSON value.
@@ -367,6 +408,7 @@ mod tests {
             optimizer: "rda".into(),
             params: params_to_hex(&vec![false; n_params]),
             learned_wiring: Vec::new(),
+            vote_weights: None,
         };
         serde_json::to_value(&file).unwrap()
     }

@@ -106,20 +106,7 @@ impl Head {
     #[must_use]
     pub fn predict(self, outputs: &BitMatrix, n_classes: usize) -> Vec<u32> {
         match self {
-            Head::GroupSum(_) => {
-                let s = self.scores(outputs, n_classes);
-                s.chunks(n_classes)
-                    .map(|row| {
-                        let mut best = 0;
-                        for (c, &v) in row.iter().enumerate() {
-                            if v > row[best] {
-                                best = c;
-                            }
-                        }
-                        best as u32
-                    })
-                    .collect()
-            }
+            Head::GroupSum(_) => argmax_rows(&self.scores(outputs, n_classes), n_classes),
             _ => (0..outputs.examples())
                 .map(|e| self.decode_exact(outputs, e, n_classes).unwrap_or(u32::MAX))
                 .collect(),
@@ -156,20 +143,9 @@ impl Head {
             Head::Binary => bits,
             Head::GroupSum(c) => {
                 let per = n_outputs / c;
-                let mut best_count = popcount(&mut b, &bits[..per]);
-                let mut best_index = number(0);
-                for class in 1..c {
-                    let count = popcount(&mut b, &bits[class * per..(class + 1) * per]);
-                    // Strictly greater wins, so ties keep the lower class.
-                    let not_greater = less_equal(&mut b, &count, &best_count);
-                    let w = count.len().max(best_count.len());
-                    let at = |v: &[WireId], k: usize| v.get(k).copied().unwrap_or(f);
-                    best_count =
-                        (0..w).map(|k| b.mux(not_greater, at(&count, k), at(&best_count, k))).collect();
-                    let idx = number(class);
-                    best_index = (0..width).map(|k| b.mux(not_greater, idx[k], best_index[k])).collect();
-                }
-                best_index
+                argmax_circuit(&mut b, n_classes, (f, t), |b, class| {
+                    popcount(b, &bits[class * per..(class + 1) * per])
+                })
             }
             Head::OneHot => {
                 // index = OR of the indices of set bits, valid when exactly one is set:
@@ -196,6 +172,50 @@ impl Head {
         };
         b.finish(out).expect("head circuit is valid").pruned()
     }
+}
+
+/// The class of the highest score in each row of `classes` scores (example-major), the
+/// lowest class on ties: what the head circuits' argmax computes.
+pub(crate) fn argmax_rows<T: PartialOrd>(scores: &[T], classes: usize) -> Vec<u32> {
+    scores
+        .chunks(classes)
+        .map(|row| {
+            let mut best = 0;
+            for (c, v) in row.iter().enumerate() {
+                if *v > row[best] {
+                    best = c;
+                }
+            }
+            best as u32
+        })
+        .collect()
+}
+
+/// The index (binary, LSB first, `binary_width(classes)` bits) of the largest of the
+/// classes' counts (natural numbers, LSB first), the lowest on ties: each class's count,
+/// built by `count(b, class)` in turn, replaces the best so far only when strictly
+/// greater. `(f, t)` are the builder's constants false and true.
+pub(crate) fn argmax_circuit(
+    b: &mut CircuitBuilder<Bool>,
+    classes: usize,
+    (f, t): (WireId, WireId),
+    mut count: impl FnMut(&mut CircuitBuilder<Bool>, usize) -> Vec<WireId>,
+) -> Vec<WireId> {
+    let width = binary_width(classes);
+    let number =
+        |v: usize| -> Vec<WireId> { (0..width).map(|k| if v >> k & 1 == 1 { t } else { f }).collect() };
+    let mut best_count = count(b, 0);
+    let mut best_index = number(0);
+    for class in 1..classes {
+        let count = count(b, class);
+        let not_greater = less_equal(b, &count, &best_count);
+        let w = count.len().max(best_count.len());
+        let at = |v: &[WireId], k: usize| v.get(k).copied().unwrap_or(f);
+        best_count = (0..w).map(|k| b.mux(not_greater, at(&count, k), at(&best_count, k))).collect();
+        let idx = number(class);
+        best_index = (0..width).map(|k| b.mux(not_greater, idx[k], best_index[k])).collect();
+    }
+    best_index
 }
 
 /// The class a head circuit's index bits name (`u32::MAX` for an index that names none).

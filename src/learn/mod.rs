@@ -1,5 +1,6 @@
-//! Learning: model specs, networks built from them, heads, RDA as lenses, other model
-//! families (trees, threshold functions, symmetric functions, word arithmetic); `train` runs them.
+//! Learning: model specs, networks built from them, heads (and the weights fitted on their
+//! votes), RDA as lenses, other model families (trees, threshold functions, symmetric
+//! functions, word arithmetic); `train` runs them.
 
 pub mod c45;
 pub mod cv;
@@ -16,6 +17,7 @@ pub mod spec;
 pub mod symmetric;
 pub mod threshold;
 pub mod tree;
+pub mod vote_weights;
 pub mod word_arith;
 
 pub use network::{MAX_PARAMS, ModelError, Network, param_count};

@@ -3,6 +3,7 @@
 
 use super::head::binary_width;
 use super::spec::{Body, Head, ModelSpec};
+use super::vote_weights::VoteWeights;
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
 use crate::domain::arith::{less_equal, popcount};
 use crate::domain::{Bool, BoolBuild};
@@ -95,6 +96,9 @@ pub struct Network {
     /// The layers `circuit` was built from, for LUT bodies (`None` for `table`,
     /// `pseudolinear` and circuits built by hand).
     pub layers: Option<LutLayers>,
+    /// Weights on a `groupsum` head's votes, fitted after training (`None`: every
+    /// output's vote counts one).
+    pub vote_weights: Option<VoteWeights>,
 }
 
 impl Network {
@@ -148,7 +152,7 @@ impl Network {
         if !matches!(spec.body, Body::Lut { .. }) && learned.iter().any(|l| !l.is_empty()) {
             return Err(ModelError::Wiring { layer: 0, why: format!("model {spec} has no LUT layers") });
         }
-        Ok(Self { spec, circuit, n_classes, layers })
+        Ok(Self { spec, circuit, n_classes, layers, vote_weights: None })
     }
 
     /// Number of parameters.
@@ -166,7 +170,10 @@ impl Network {
     /// Never for a network made by [`Network::build`] (the head fits the body).
     #[must_use]
     pub fn classifier(&self) -> Circuit<Bool> {
-        let head = self.spec.head.to_circuit(self.circuit.n_outputs(), self.n_classes);
+        let head = match &self.vote_weights {
+            Some(v) => v.to_circuit(),
+            None => self.spec.head.to_circuit(self.circuit.n_outputs(), self.n_classes),
+        };
         self.circuit.then(&head).expect("the head reads every body output")
     }
 

@@ -13,7 +13,10 @@ pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
         Some(layers) => LutNetwork::from_layers(layers).eval(params, inputs, &EvalParams::default()),
         None => forward(&net.circuit, params, inputs),
     };
-    net.spec.head.predict(&out, net.n_classes)
+    match &net.vote_weights {
+        Some(v) => v.predict(&out),
+        None => net.spec.head.predict(&out, net.n_classes),
+    }
 }
 
 /// The circuit's outputs with `params` broadcast over the examples of `inputs`. LUT

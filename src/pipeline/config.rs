@@ -103,6 +103,9 @@ pub struct BoolConfig {
     pub input_radius: Option<usize>,
     /// Rewiring of the last hidden layer between epochs (`None`: the wiring stays).
     pub rewire: Option<crate::train::RewireParams>,
+    /// Fit integer weights on the `groupsum` head's votes after training
+    /// ([`VoteWeights`](crate::learn::vote_weights::VoteWeights)).
+    pub vote_weights: bool,
 }
 
 /// Relaxed training settings.
@@ -502,7 +505,8 @@ impl TrainConfig {
             ("--rewire-min-examples", o.rewire_min_examples.is_some()),
         ];
         const BOOL_ONLY: &str = "Boolean training (--domain bool)";
-        let file_order = [("--file-order", o.file_order.is_some())];
+        let bool_only =
+            [("--file-order", o.file_order.is_some()), ("--vote-weights", o.vote_weights.is_some())];
         let data = o.data.clone().unwrap_or_else(|| "iris".to_owned());
         let test_fraction = o.test_fraction.unwrap_or(0.3);
         if !(test_fraction > 0.0 && test_fraction < 1.0) {
@@ -660,6 +664,18 @@ impl TrainConfig {
                     }
                 }
                 let rewire = rewire_options(&o, optimizer, spec)?;
+                let vote_weights = o.vote_weights.unwrap_or(false);
+                if vote_weights {
+                    if optimizer == BoolOptimizer::VotesHw {
+                        return Err(bad(
+                            "--vote-weights",
+                            "does not apply to --optimizer votes-hw (its model is what the hardware trainer computes)",
+                        ));
+                    }
+                    if let Some(s) = spec.filter(|s| !matches!(s.head, crate::learn::Head::GroupSum(_))) {
+                        return Err(bad("--vote-weights", format!("applies to a groupsum head, not {s}")));
+                    }
+                }
                 ModelConfig::Bool(BoolConfig {
                     spec,
                     optimizer,
@@ -674,11 +690,12 @@ impl TrainConfig {
                     file_order: o.file_order.unwrap_or(false),
                     input_radius: o.input_radius,
                     rewire,
+                    vote_weights,
                 })
             }
             Domain::Relaxed => {
                 not_for(&votes_only, VOTES)?;
-                not_for(&file_order, BOOL_ONLY)?;
+                not_for(&bool_only, BOOL_ONLY)?;
                 not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
                 not_for(
                     &[("--loss", o.loss.is_some())],
@@ -770,7 +787,7 @@ impl TrainConfig {
             Domain::Smooth => {
                 not_for(&relaxed_only, RELAXED)?;
                 not_for(&votes_only, VOTES)?;
-                not_for(&file_order, BOOL_ONLY)?;
+                not_for(&bool_only, BOOL_ONLY)?;
                 not_for(&[("--init", o.init.is_some())], "Boolean training (--domain bool)")?;
                 not_for(
                     &[("--encoding", o.encoding.is_some())],
@@ -938,6 +955,7 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--rewire-finalists", o.rewire_finalists.is_some()),
         ("--rewire-min-examples", o.rewire_min_examples.is_some()),
         ("--file-order", o.file_order.is_some()),
+        ("--vote-weights", o.vote_weights.is_some()),
         ("--init", o.init.is_some()),
         ("--encoding", o.encoding.is_some()),
         ("--exact-inputs", o.exact_inputs.is_some()),

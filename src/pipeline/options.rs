@@ -177,6 +177,12 @@ pub struct TrainOptions {
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file_order: Option<bool>,
+    /// bool, groupsum head: after training, weigh each output's vote by an integer fitted
+    /// on the training examples (a class's score is the weighted sum of its outputs plus a
+    /// constant; the head stays popcounts and an argmax) [default: false].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vote_weights: Option<bool>,
     /// relaxed: GroupSum temperature (class score = group sum / tau), > 0 [default: sqrt
     /// of the group size].
     #[arg(long)]

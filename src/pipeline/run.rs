@@ -12,6 +12,7 @@ use crate::lanes::BitMatrix;
 use crate::learn::head::{accuracy, classes_of_indices};
 use crate::learn::predict::predict;
 use crate::learn::relaxed::{RelaxedNet, RelaxedSpec};
+use crate::learn::vote_weights::VoteWeights;
 use crate::learn::{Body, Network};
 use crate::pass::LowerParams;
 use crate::pass::input_care::{CareFill, fill_data_dont_cares, fill_input_dont_cares};
@@ -202,6 +203,7 @@ impl Trained {
                 optimizer: variant.name().into(),
                 params: params_to_hex(params),
                 learned_wiring: learned_wiring.clone(),
+                vote_weights: net.vote_weights.clone(),
             }
             .write(path)?,
             TrainedModel::Relaxed { spec, net, logits, params, encoder, .. } => ModelFile {
@@ -215,6 +217,7 @@ impl Trained {
                 optimizer: "relaxed-adam".into(),
                 params: params_to_hex(params),
                 learned_wiring: net.learned_wiring(logits),
+                vote_weights: None,
             }
             .write(path)?,
             TrainedModel::Poly { model, coding, .. } => {
@@ -489,6 +492,12 @@ pub fn train(
                     net.spec
                 )));
             }
+            if b.vote_weights && !matches!(net.spec.head, crate::learn::Head::GroupSum(_)) {
+                return Err(PipelineError::Invalid(format!(
+                    "--vote-weights applies to a groupsum head, not {}",
+                    net.spec
+                )));
+            }
             let mut rule = RdaRule::new(&net, &x_train, &train.labels, variant)
                 .init(init)
                 .batch(b.batch)
@@ -499,12 +508,18 @@ pub fn train(
             let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
             let rewired = rule.wiring();
             let params = rule.into_params();
-            let (net, learned_wiring) = match rewired {
+            let (mut net, learned_wiring) = match rewired {
                 Some(w) => {
                     (Network::build_with_wiring(net.spec, net.circuit.n_args(), n_classes, seed, &w)?, w)
                 }
                 None => (net, learned_wiring),
             };
+            // An `--init` model's weights belong to its outputs before this training.
+            net.vote_weights = None;
+            if b.vote_weights {
+                let out = crate::learn::predict::forward(&net.circuit, &params, &x_train);
+                net.vote_weights = Some(VoteWeights::fit(&out, &train.labels, n_classes));
+            }
             let model = TrainedModel::Bool {
                 net,
                 params,
@@ -885,6 +900,29 @@ pub fn metrics(
         && let Some(r) = b.rewire
     {
         o.insert("rewire".into(), json!(r));
+    }
+    if let TrainedModel::Bool { net, params, .. } = &trained.model
+        && let Some(v) = &net.vote_weights
+    {
+        // What the same outputs score with every vote counting one.
+        let unweighted = |x: Option<&BitMatrix>, labels: &[u32]| {
+            x.filter(|_| !labels.is_empty()).map(|x| {
+                let out = crate::learn::predict::forward(&net.circuit, params, x);
+                accuracy(&net.spec.head.predict(&out, net.n_classes), labels)
+            })
+        };
+        let (xtr, xte) = (trained.x_train.as_ref(), trained.x_test.as_ref());
+        o.insert(
+            "vote_weights".into(),
+            json!({
+                "unweighted_train_accuracy": unweighted(xtr, &trained.train_labels),
+                "unweighted_test_accuracy": unweighted(xte, &trained.test_labels),
+                "total_weight": v.weights.iter().map(|w| i64::from(w.unsigned_abs())).sum::<i64>(),
+                "negative": v.weights.iter().filter(|&&w| w < 0).count(),
+                "zero": v.weights.iter().filter(|&&w| w == 0).count(),
+                "bias": v.bias,
+            }),
+        );
     }
     match &trained.model {
         TrainedModel::Bool { init: Some((file, before)), .. } => {

@@ -225,6 +225,7 @@ impl<'a> RdaRule<'a> {
             circuit: layers.circuit(),
             n_classes: self.net.n_classes,
             layers: Some(layers),
+            vote_weights: None,
         };
         if let Engine::Batched(kernels, _) = &mut self.engine {
             *kernels = Kernels::of(&net);

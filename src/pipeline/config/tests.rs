@@ -257,3 +257,26 @@ fn valid_fold_is_a_fold_of_at_least_two() {
     // A number is not the text I/F.
     assert!(TrainOptions::from_toml("valid-fold = 3", "t").is_err());
 }
+
+/// `--vote-weights` is Boolean training's, on a groupsum head (the default head included),
+/// off by default; refused for votes-hw (whose model is the hardware trainer's), other
+/// heads and other domains.
+#[test]
+fn vote_weights_apply_to_boolean_groupsum_heads() {
+    let weighted = |toml: &str| match resolve(toml).unwrap().model {
+        ModelConfig::Bool(b) => b.vote_weights,
+        m => panic!("{m:?}"),
+    };
+    assert!(!weighted("model = \"lut:6:60x2,groupsum:3\""));
+    assert!(weighted("model = \"lut:6:60x2,groupsum:3\"\nvote-weights = true"));
+    assert!(weighted("vote-weights = true"));
+    for toml in [
+        "model = \"lut:6:60x2,groupsum:3\"\nvote-weights = true\noptimizer = \"votes-hw\"",
+        "model = \"lut:6:60x1,binary\"\nvote-weights = true",
+        "domain = \"relaxed\"\nmodel = \"lut:4:60x2\"\nvote-weights = true",
+        "domain = \"smooth\"\nvote-weights = true",
+        "domain = \"poly\"\nvote-weights = true",
+    ] {
+        refused(toml, "--vote-weights");
+    }
+}
