@@ -5,6 +5,13 @@ use clap::Parser;
 
 fn main() {
     circuitlearn::retain_freed_memory();
+    // Output piped into a reader that stops early (`| head`) ends the process quietly, as
+    // for other command-line tools, instead of panicking in `println!`.
+    #[cfg(unix)]
+    // SAFETY: restores the default action of one signal before any thread is started.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // Under `mpirun` (feature `mpi`) this joins the MPI job; otherwise it does nothing.
     let _session = circuitlearn::init_mpi();
     let cli = Cli::parse();
