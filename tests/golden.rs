@@ -94,11 +94,15 @@ fn fashion_tiny() -> String {
 /// The RDA preset rewires its hidden layer since 2026-12-04 (`--rewire 0.3`,
 /// BENCHMARKS.md), every output's sources in turn since the same day's evening
 /// (`--rewire 1`, 10 epochs: re-pinned); the recipe without rewiring stays pinned with
-/// its settings spelled out.
+/// its settings spelled out. Since the night of 2026-12-04 the preset weighs its votes
+/// (`vote-weights`: re-pinned); the recipe with equal votes stays pinned.
 #[test]
 fn the_fashion_mnist_rda_recipe_is_pinned() {
-    let toml = format!("preset = \"fashion-mnist-rda\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
-    let _ = assert_pinned_pipeline("fashion-mnist-rda", &toml, 1_070_638, 0xc129_a50b_2cce_7e68);
+    let preset = format!("preset = \"fashion-mnist-rda\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    let _ = assert_pinned_pipeline("fashion-mnist-rda", &preset, 1_084_319, 0xab38_4001_5e2b_78de);
+    // The recipe with equal votes, as pinned before the preset weighed them (2026-12-04).
+    let toml = format!("{preset}vote-weights = false\n");
+    let _ = assert_pinned_pipeline("fashion-mnist-rda, equal votes", &toml, 1_070_638, 0xc129_a50b_2cce_7e68);
     let plain = format!(
         "preset = \"none\"\ndata = \"{}\"\nepochs = 2\ndomain = \"bool\"\nmodel = \"lut:6:9000x2:1500,groupsum:10\"\n\
          optimizer = \"rda\"\nencoding = \"thermometer:3\"\nbatch = 2048\npositive-weight = 2.0\nmargin = 0.05\n",
