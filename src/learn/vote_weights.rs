@@ -81,17 +81,10 @@ impl VoteWeights {
     #[must_use]
     pub fn scores(&self, outputs: &BitMatrix) -> Vec<i64> {
         assert_eq!(outputs.rows(), self.weights.len(), "one weight per output");
-        let (n, classes, per) = (outputs.examples(), self.bias.len(), self.per());
-        let columns: Vec<Vec<i64>> = (0..classes)
-            .into_par_iter()
-            .map(|c| {
-                let mut col = vec![i64::from(self.bias[c]); n];
-                for j in c * per..(c + 1) * per {
-                    add_where_set(&mut col, outputs.row(j), i64::from(self.weights[j]));
-                }
-                col
-            })
-            .collect();
+        let (n, classes) = (outputs.examples(), self.bias.len());
+        let weights: Vec<i64> = self.weights.iter().map(|&w| i64::from(w)).collect();
+        let bias: Vec<i64> = self.bias.iter().map(|&b| i64::from(b)).collect();
+        let columns = class_scores(outputs, &weights, &bias);
         let mut s = vec![0i64; n * classes];
         for (c, col) in columns.iter().enumerate() {
             for (e, &v) in col.iter().enumerate() {
@@ -126,17 +119,8 @@ impl VoteWeights {
         let mut adam_b = AdamState::new(classes);
         let inv_n = 1.0 / n.max(1) as f64;
         for step in 1..=FIT_STEPS {
-            // Class scores, column by column, then each example's softmax minus its target.
-            let columns: Vec<Vec<f64>> = (0..classes)
-                .into_par_iter()
-                .map(|c| {
-                    let mut col = vec![b[c]; n];
-                    for (j, &wj) in w.iter().enumerate().skip(c * per).take(per) {
-                        add_where_set(&mut col, outputs.row(j), wj);
-                    }
-                    col
-                })
-                .collect();
+            // Class scores, then each example's softmax minus its target.
+            let columns = class_scores(outputs, &w, &b);
             let mut delta = vec![vec![0.0f64; n]; classes];
             let mut row = vec![0.0f64; classes];
             for e in 0..n {
@@ -200,6 +184,25 @@ impl VoteWeights {
     }
 }
 
+/// Each class's scores over the examples (one column per class): its constant plus the
+/// weights of its group's outputs that are 1, summed output by output in a fixed order.
+fn class_scores<T>(outputs: &BitMatrix, weights: &[T], bias: &[T]) -> Vec<Vec<T>>
+where
+    T: Copy + std::ops::AddAssign + Send + Sync,
+{
+    let (n, per) = (outputs.examples(), weights.len() / bias.len().max(1));
+    (0..bias.len())
+        .into_par_iter()
+        .map(|c| {
+            let mut col = vec![bias[c]; n];
+            for (j, &w) in weights.iter().enumerate().skip(c * per).take(per) {
+                add_where_set(&mut col, outputs.row(j), w);
+            }
+            col
+        })
+        .collect()
+}
+
 /// `col[e] += v` for every example `e` whose bit is set in `row`.
 fn add_where_set<T: Copy + std::ops::AddAssign>(col: &mut [T], row: &[u64], v: T) {
     for (w, &word) in row.iter().enumerate() {
@@ -230,7 +233,9 @@ fn sum_where_set(values: &[f64], row: &[u64]) -> f64 {
     s
 }
 
-/// Adam's moment estimates for one parameter vector.
+/// Adam's moment estimates for one parameter vector, in f64 (the smooth domain's
+/// [`Adam`](crate::smooth::optim::Adam) steps f32 tensors; the fit's gradients are sums
+/// over tens of thousands of examples).
 struct AdamState {
     m: Vec<f64>,
     v: Vec<f64>,
