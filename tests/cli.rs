@@ -14,6 +14,16 @@ fn last_json(out: &Output) -> serde_json::Value {
     serde_json::from_str(line).unwrap_or_else(|e| panic!("last line is not JSON ({e}): {stdout}"))
 }
 
+/// `eval --split test` and `--split train` of the saved model at `path` give the
+/// accuracies `train` reported in `metrics` (its JSON line).
+fn assert_eval_matches_train(path: &str, metrics: &serde_json::Value, dir: &Path) {
+    for (split, key) in [("test", "test_accuracy"), ("train", "train_accuracy")] {
+        let eval = circuitlearn(&["eval", "--model", path, "--split", split, "--json"], dir);
+        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+        assert_eq!(last_json(&eval)["accuracy"], metrics[key], "{split}");
+    }
+}
+
 #[test]
 fn default_train_learns_iris_and_writes_its_files() {
     let d = tempfile::tempdir().unwrap();
@@ -434,11 +444,7 @@ fn rewired_wiring_is_in_the_model_file() {
     assert!(wiring[0].as_array().unwrap().iter().all(|s| s.as_u64().unwrap() < 784 * 3));
     let path = d.path().join("rewired/model.json");
     let path = path.to_str().unwrap();
-    for (split, key) in [("test", "test_accuracy"), ("train", "train_accuracy")] {
-        let eval = circuitlearn(&["eval", "--model", path, "--split", split, "--json"], d.path());
-        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
-        assert_eq!(last_json(&eval)["accuracy"], j[key], "{split}");
-    }
+    assert_eval_matches_train(path, &j, d.path());
     assert_bad_input(
         &["train", "--data", "iris", "--model", "lut:2:8x1,groupsum:3", "--rewire", "0.5"],
         d.path(),
@@ -469,11 +475,7 @@ fn vote_weights_are_fitted_saved_and_scored() {
     assert!(j["vote_weights"]["unweighted_test_accuracy"].as_f64().is_some(), "{j}");
     let path = d.path().join("a/model.json");
     let path = path.to_str().unwrap();
-    for (split, key) in [("test", "test_accuracy"), ("train", "train_accuracy")] {
-        let eval = circuitlearn(&["eval", "--model", path, "--split", split, "--json"], d.path());
-        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
-        assert_eq!(last_json(&eval)["accuracy"], j[key], "{split}");
-    }
+    assert_eval_matches_train(path, &j, d.path());
     if common::have(&[circuitlearn::Tool::Iverilog, circuitlearn::Tool::Vvp]) {
         let verify = circuitlearn(&["verify", "--model", path, "--icarus"], d.path());
         assert!(verify.status.success(), "{}", String::from_utf8_lossy(&verify.stderr));
