@@ -341,10 +341,47 @@ fn plot_reads_tsv_points_and_rejects_malformed_tables() {
             "twice.tsv:1: column \"label\" named twice",
         ),
         ("empty.tsv", "# only a comment\n", "empty.tsv: no header"),
+        ("noacc.tsv", "and_nodes\tlabel\n", "noacc.tsv:1: no accuracy column"),
+        (
+            "both.tsv",
+            "and_nodes\ttest_accuracy\tvalid_accuracy\n",
+            "both.tsv:1: both test_accuracy and valid_accuracy",
+        ),
     ] {
         std::fs::write(d.path().join(name), text).unwrap();
         assert_bad_input(&["plot", "run", name, "-o", "bad.svg"], d.path(), needle);
         assert!(!d.path().join("bad.svg").exists(), "{name}: nothing written on error");
+    }
+}
+
+/// A run scored on a validation fold (its metrics.json names the fold) and a table of
+/// `valid_accuracy` plot validation accuracy, axis and title saying so; a plot that
+/// would put them beside test accuracies is refused, naming a file of each, exit 2.
+#[test]
+fn plot_keeps_validation_and_test_accuracies_apart() {
+    let d = tempfile::tempdir().unwrap();
+    for (run, validation) in [("fold", r#","validation":{"fold":6,"folds":6}"#), ("test", "")] {
+        std::fs::create_dir(d.path().join(run)).unwrap();
+        let m =
+            format!(r#"{{"training_path":"relaxed","and_nodes":32000,"test_accuracy":0.89{validation}}}"#);
+        std::fs::write(d.path().join(run).join("metrics.json"), m).unwrap();
+    }
+    std::fs::write(d.path().join("v.tsv"), "and_nodes\tvalid_accuracy\tlabel\n41788\t0.8944\twide\n")
+        .unwrap();
+    let out = circuitlearn(&["plot", "fold", "v.tsv", "-o", "v.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(d.path().join("v.svg")).unwrap();
+    assert!(svg.contains("Validation accuracy against AIG AND nodes"), "{svg}");
+    assert!(svg.contains(">validation accuracy<") && !svg.contains("test accuracy"), "{svg}");
+    assert!(svg.contains("<title>wide: 41788 ANDs, 0.8944</title>"), "{svg}");
+    let out = circuitlearn(&["plot", "test", "-o", "t.svg"], d.path());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(d.path().join("t.svg")).unwrap();
+    assert!(svg.contains(">test accuracy<") && !svg.contains("validation"), "{svg}");
+    for mixed in [["test", "fold"], ["v.tsv", "test"]] {
+        let args = ["plot", mixed[0], mixed[1], "-o", "m.svg"];
+        assert_bad_input(&args, d.path(), "validation accuracies");
+        assert!(!d.path().join("m.svg").exists(), "nothing written on error");
     }
 }
 

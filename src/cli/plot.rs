@@ -1,6 +1,8 @@
 //! `circuitlearn plot`: test accuracy against AIG AND nodes for a set of training runs
 //! (their `metrics.json`) or tables of points (`.tsv`), drawn as an SVG scatter plot, one
-//! colour per series.
+//! colour per series. Runs scored on a validation fold (`train --valid-fold`) and tables
+//! of `valid_accuracy` plot validation accuracy instead, never on one axis with test
+//! accuracy.
 
 use super::common::{UsageError, refuse_overwriting_inputs};
 use crate::io::plot::{Point, scatter_svg};
@@ -14,25 +16,46 @@ use std::path::{Path, PathBuf};
 pub struct PlotArgs {
     /// Run directories (holding `metrics.json`), `metrics.json` files, or `.tsv` tables of
     /// points: a header line naming the tab-separated columns, at least `and_nodes` and
-    /// `test_accuracy`, optionally `series` and `label` (other columns ignored, `#` lines
-    /// skipped; without `series` the file name is the series).
+    /// `test_accuracy` (or `valid_accuracy`), optionally `series` and `label` (other
+    /// columns ignored, `#` lines skipped; without `series` the file name is the series).
+    /// Test and validation accuracies are not mixed in one plot.
     #[arg(required = true)]
     pub runs: Vec<PathBuf>,
     /// Output SVG file.
     #[arg(short, long, visible_alias = "out", default_value = "accuracy-vs-and-nodes.svg")]
     pub output: PathBuf,
-    /// Plot title.
-    #[arg(long, default_value = "Test accuracy against AIG AND nodes")]
-    pub title: String,
+    /// Plot title [default: Test (or Validation) accuracy against AIG AND nodes].
+    #[arg(long)]
+    pub title: Option<String>,
     /// Write even when the output is one of the files read (replacing it).
     #[arg(long)]
     pub force: bool,
 }
 
-/// The point of one run: `and_nodes`, `test_accuracy`, the series from
-/// `training_path` (else domain and optimiser), labelled with the run directory; `None`
-/// for a smooth-domain model that is not a circuit (an MLP: `and_nodes` null or absent).
-fn point(file: &Path) -> anyhow::Result<Option<Point>> {
+/// What a point's accuracy was measured on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Scored {
+    /// The test split.
+    Test,
+    /// A validation fold of the training data (`train --valid-fold`), or a table's
+    /// `valid_accuracy`.
+    Validation,
+}
+
+impl Scored {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Test => "test accuracy",
+            Self::Validation => "validation accuracy",
+        }
+    }
+}
+
+/// The point of one run: `and_nodes`, `test_accuracy` (a validation fold's accuracy when
+/// the run held one out), the series from `training_path` (else domain and optimiser),
+/// labelled with the run directory; `None` for a smooth-domain model that is not a
+/// circuit (an MLP: `and_nodes` null or absent).
+fn point(file: &Path) -> anyhow::Result<Option<(Point, Scored)>> {
     let text = std::fs::read_to_string(file)
         .map_err(|e| UsageError(format!("{}: cannot read: {e}", file.display())))?;
     let m: serde_json::Value = serde_json::from_str(&text)
@@ -53,18 +76,20 @@ fn point(file: &Path) -> anyhow::Result<Option<Point>> {
         .parent()
         .and_then(Path::file_name)
         .map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    Ok(Some(Point { x: number("and_nodes")?, y: number("test_accuracy")?, series, label }))
+    let scored = if m["validation"].is_object() { Scored::Validation } else { Scored::Test };
+    Ok(Some((Point { x: number("and_nodes")?, y: number("test_accuracy")?, series, label }, scored)))
 }
 
 /// The points of a `.tsv` table: a header naming the tab-separated columns (`and_nodes`
-/// and `test_accuracy` required, `series` and `label` optional, others ignored), then
-/// one point per line; blank lines and lines starting with `#` are skipped.
+/// and one of `test_accuracy` and `valid_accuracy` required, `series` and `label`
+/// optional, others ignored), then one point per line; blank lines and lines starting
+/// with `#` are skipped.
 ///
 /// # Errors
 /// A [`UsageError`] naming the file and line: unreadable file, no header, a required
-/// column missing or a column named twice, a line with a different number of fields, a
-/// value that is not a finite number.
-fn tsv_points(file: &Path) -> Result<Vec<Point>, UsageError> {
+/// column missing or a column named twice, both accuracy columns, a line with a
+/// different number of fields, a value that is not a finite number.
+fn tsv_points(file: &Path) -> Result<(Vec<Point>, Scored), UsageError> {
     let at = |n: usize, what: String| UsageError(format!("{}:{n}: {what}", file.display()));
     let text = std::fs::read_to_string(file)
         .map_err(|e| UsageError(format!("{}: cannot read: {e}", file.display())))?;
@@ -83,12 +108,20 @@ fn tsv_points(file: &Path) -> Result<Vec<Point>, UsageError> {
             _ => Err(at(header_at, format!("column \"{k}\" named twice"))),
         }
     };
-    let required = |k: &str| {
-        column(k)?.ok_or_else(|| {
-            at(header_at, format!("no column \"{k}\" in the header (needs and_nodes and test_accuracy)"))
-        })
+    let needs = "needs and_nodes and test_accuracy or valid_accuracy";
+    let x_col = column("and_nodes")?
+        .ok_or_else(|| at(header_at, format!("no column \"and_nodes\" in the header ({needs})")))?;
+    let (y_col, scored) = match (column("test_accuracy")?, column("valid_accuracy")?) {
+        (Some(c), None) => (c, Scored::Test),
+        (None, Some(c)) => (c, Scored::Validation),
+        (None, None) => return Err(at(header_at, format!("no accuracy column in the header ({needs})"))),
+        (Some(_), Some(_)) => {
+            return Err(at(
+                header_at,
+                "both test_accuracy and valid_accuracy: one accuracy per table".into(),
+            ));
+        }
     };
-    let (x_col, y_col) = (required("and_nodes")?, required("test_accuracy")?);
     let (series_col, label_col) = (column("series")?, column("label")?);
     let default_series = file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let mut points = Vec::new();
@@ -111,7 +144,7 @@ fn tsv_points(file: &Path) -> Result<Vec<Point>, UsageError> {
             label: label_col.map_or_else(String::new, |c| fields[c].to_string()),
         });
     }
-    Ok(points)
+    Ok((points, scored))
 }
 
 fn is_tsv(path: &Path) -> bool {
@@ -128,17 +161,46 @@ pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     refuse_overwriting_inputs(&[&a.output], &inputs, a.force)?;
     let mut points = Vec::new();
+    // The first file scored each way, to name them if both occur.
+    let mut first: [Option<&Path>; 2] = [None, None];
     for (run, file) in a.runs.iter().zip(&files) {
-        if is_tsv(file) {
-            points.extend(tsv_points(file)?);
-            continue;
-        }
-        match point(file)? {
-            Some(p) => points.push(p),
-            None => println!("skipped {}: a smooth model, not a circuit (no and_nodes)", run.display()),
-        }
+        let scored = if is_tsv(file) {
+            let (p, scored) = tsv_points(file)?;
+            points.extend(p);
+            scored
+        } else {
+            match point(file)? {
+                Some((p, scored)) => {
+                    points.push(p);
+                    scored
+                }
+                None => {
+                    println!("skipped {}: a smooth model, not a circuit (no and_nodes)", run.display());
+                    continue;
+                }
+            }
+        };
+        first[usize::from(scored == Scored::Validation)].get_or_insert(file);
     }
-    let svg = scatter_svg(&points, &a.title, "AIG AND nodes (whole classifier, log scale)", "test accuracy");
+    let scored = match first {
+        [Some(test), Some(valid)] => {
+            return Err(UsageError(format!(
+                "{}: validation accuracies, {}: test accuracies; plot them apart",
+                valid.display(),
+                test.display()
+            ))
+            .into());
+        }
+        [None, Some(_)] => Scored::Validation,
+        _ => Scored::Test,
+    };
+    let y_label = scored.name();
+    let title = a.title.clone().unwrap_or_else(|| {
+        let mut t = format!("{y_label} against AIG AND nodes");
+        t[..1].make_ascii_uppercase();
+        t
+    });
+    let svg = scatter_svg(&points, &title, "AIG AND nodes (whole classifier, log scale)", y_label);
     write_atomic(&a.output, svg.as_bytes()).with_context(|| format!("writing {}", a.output.display()))?;
     println!("plotted {} points -> {}", points.len(), a.output.display());
     Ok(())
