@@ -46,6 +46,52 @@ fn learned_hidden_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<
     gates_on_wine(1, 4)
 }
 
+/// A first layer wider than the rest (`lut:K:F/WxD:O`): learned input wiring over it,
+/// the layers as wide as the spec says in `model.json`, `eval` and `verify` read it.
+#[test]
+fn a_wider_first_layer_trains_and_reaches_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let train = [
+        "train",
+        "--data",
+        "wine",
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:4:96/32x3:30",
+        "--epochs",
+        "40",
+        "--batch",
+        "32",
+        "--lr",
+        "0.05",
+        "--input-candidates",
+        "4",
+        "--out",
+        "runs/wide",
+        "--json",
+    ];
+    let o = circuitlearn(&train, d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = last_json(&o)?;
+    assert_eq!(m["discrete_model"], "lut:4:96/32x3:30,groupsum:3", "{m}");
+    assert!(m["test_accuracy"].as_f64().ok_or("test")? >= 0.85, "{m}");
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/wide/model.json"))?)?;
+    // The learned input wiring: 4 sources for each of the 96 first-layer LUTs.
+    let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
+    assert_eq!(learned[0].as_array().map_or(0, Vec::len), 96 * 4, "{model}");
+    let o = circuitlearn(&["eval", "--model", "runs/wide/model.json", "--split", "test", "--json"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(last_json(&o)?["accuracy"], m["test_accuracy"]);
+    if have(&[Tool::Iverilog, Tool::Vvp]) {
+        let o = circuitlearn(&["verify", "--model", "runs/wide/model.json", "--icarus", "--json"], d.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(last_json(&o)?["icarus"]["result"], "pass");
+    }
+    Ok(())
+}
+
 fn gates_on_wine(candidates: usize, hidden: usize) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
     let (candidates_text, hidden_text) = (candidates.to_string(), hidden.to_string());

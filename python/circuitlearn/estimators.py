@@ -151,7 +151,7 @@ class LUTClassifier(_CircuitClassifier):
     Parameters
     ----------
     model : str, default "lut:6:64x1"
-        ``--model``: ``lut:K:WxD[:O]`` (D layers of W K-input LUTs), ``table`` or
+        ``--model``: ``lut:K:[F/]WxD[:O]`` (D layers of W K-input LUTs, the first F wide, the last O), ``table`` or
         ``pseudolinear``, optionally with a head (``,groupsum:C``, ``,binary``, ``,onehot``).
         A ``lut:`` spec without a head gets ``,groupsum:C`` for the C classes of ``y``
         (the head of the CLI's default model), so one spec fits any data.
@@ -245,7 +245,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
     Parameters
     ----------
     model : str, default "gates:64x2"
-        ``gates:WxD[:O]`` or ``lut:K:WxD[:O]``; the head is ``groupsum:C``.
+        ``gates:[F/]WxD[:O]`` or ``lut:K:[F/]WxD[:O]``; the head is ``groupsum:C``.
     epochs : int, default 20
     batch : int or None (128)
     lr : float, default 0.05

@@ -142,9 +142,9 @@ impl Network {
         let (circuit, layers) = match spec.body {
             Body::Table => (table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?, None),
             Body::PseudoLinear => (pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)), None),
-            Body::Lut { k, width, depth, last } => {
-                let mut widths = vec![width; depth];
-                widths[depth - 1] = last.unwrap_or(width);
+            Body::Lut { k, .. } => {
+                let runs = spec.body.lut_runs().expect("a lut body");
+                let widths = runs.iter().flat_map(|&(count, w)| std::iter::repeat_n(w, count)).collect();
                 let layers = lut_layers(n_inputs, k, widths, spec.head, n_classes, seed, learned)?;
                 (layers.circuit(), Some(layers))
             }
@@ -232,12 +232,12 @@ pub fn param_count(spec: ModelSpec, n_inputs: usize, n_classes: usize) -> Option
     match spec.body {
         Body::Table => outputs.checked_mul(1usize.checked_shl(u32::try_from(n_inputs).ok()?)?),
         Body::PseudoLinear => outputs.checked_mul(n_inputs),
-        Body::Lut { k, width, depth, last } => {
+        Body::Lut { k, .. } => {
             // Runs of equal layers (count, width), as `build` and `lut_net` lay them out.
-            let last = last.unwrap_or(width);
+            let [first, inner, (_, last)] = spec.body.lut_runs()?;
             let runs = match spec.head {
-                Head::GroupSum(c) => [(depth - 1, width), (1, last.div_ceil(c).checked_mul(c)?), (0, 0)],
-                Head::Binary | Head::OneHot => [(depth - 1, width), (1, last), (1, outputs)],
+                Head::GroupSum(c) => [first, inner, (1, last.div_ceil(c).checked_mul(c)?), (0, 0)],
+                Head::Binary | Head::OneHot => [first, inner, (1, last), (1, outputs)],
             };
             let table = |from: usize| 1usize << usize::from(k).min(from);
             let (mut total, mut prev) = (0usize, n_inputs);
@@ -469,12 +469,28 @@ mod tests {
             ("lut:2:10x3:5,groupsum:3", 16, 3),
             ("lut:3:6x2:4,binary", 8, 3),
             ("lut:6:9x1:4,onehot", 8, 3),
+            ("lut:4:20/10x3:5,groupsum:3", 16, 3),
+            ("lut:3:2/6x2,binary", 8, 3),
+            ("lut:2:9/4x4:3,onehot", 8, 3),
             ("table,onehot", 5, 3),
             ("pseudolinear", 7, 5),
         ] {
             let spec: ModelSpec = spec.parse().unwrap();
             let net = Network::build(spec, n, c, 0).unwrap();
             assert_eq!(param_count(spec, n, c), Some(net.n_params()), "{spec}");
+            if let Some(runs) = spec.body.lut_runs() {
+                // The layers are the runs' widths (the last widened to whole groups).
+                let mut widths: Vec<usize> =
+                    runs.iter().flat_map(|&(n, w)| std::iter::repeat_n(w, n)).collect();
+                match spec.head {
+                    Head::GroupSum(c) => *widths.last_mut().unwrap() = widths.last().unwrap().div_ceil(c) * c,
+                    Head::Binary => widths.push(binary_width(c)),
+                    Head::OneHot => widths.push(c),
+                }
+                let built: Vec<usize> =
+                    net.layers.as_ref().unwrap().layers.iter().map(LutLayer::width).collect();
+                assert_eq!(built, widths, "{spec}");
+            }
         }
         let huge: ModelSpec = "lut:6:1000000000x1000000000".parse().unwrap();
         assert_eq!(param_count(huge, 8, 2), None);

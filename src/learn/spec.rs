@@ -5,7 +5,8 @@
 //! - `pseudolinear`: per label bit `[popcount(p & x) <= popcount(p) div 4]` (the RDA paper's MNIST model).
 //! - `lut:K:WxD`: `D` layers of `W` learned `K`-input LUTs, wiring drawn from the seed;
 //!   `lut:K:WxD:O` makes the last of them `O` wide (a narrow output layer keeps the
-//!   `groupsum` popcount small in hardware).
+//!   `groupsum` popcount small in hardware), `lut:K:F/WxD` the first of them `F` wide
+//!   (the layer that reads the inputs), both with `lut:K:F/WxD:O` (`D` >= 2).
 //! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
 //!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
 //!   the most ones).
@@ -26,6 +27,8 @@ pub enum Body {
     Lut {
         /// Inputs per LUT.
         k: u8,
+        /// Width of the first layer, if not `width` (then `depth >= 2`).
+        first: Option<usize>,
         /// LUTs per layer.
         width: usize,
         /// Layers.
@@ -33,6 +36,25 @@ pub enum Body {
         /// Width of the last layer, if not `width`.
         last: Option<usize>,
     },
+}
+
+impl Body {
+    /// A `lut` body's layers as runs of equal layers `(count, width)`, first to last (the
+    /// head may widen the last one); `None` for other bodies.
+    #[must_use]
+    pub fn lut_runs(&self) -> Option<[(usize, usize); 3]> {
+        match *self {
+            Self::Lut { first, width, depth, last, .. } => {
+                let inner = depth - 1 - usize::from(first.is_some());
+                Some([
+                    (usize::from(first.is_some()), first.unwrap_or(0)),
+                    (inner, width),
+                    (1, last.unwrap_or(width)),
+                ])
+            }
+            _ => None,
+        }
+    }
 }
 
 /// How output bits are read as a class.
@@ -96,11 +118,23 @@ fn parse_body(t: &str) -> Result<Body, String> {
             if !(1..=crate::domain::boolean::MAX_LUT_INPUTS).contains(&k) {
                 return Err(format!("LUT size {k} is outside 1..=12"));
             }
+            let (first, shape) = match shape.split_once('/') {
+                None => (None, *shape),
+                Some((f, rest)) => match f.parse::<usize>() {
+                    Ok(f) if f >= 1 => (Some(f), rest),
+                    _ => return Err(format!("first-layer width '{f}' is not a number >= 1")),
+                },
+            };
             let (w, d) = shape.split_once('x').ok_or("shape must be WIDTHxDEPTH, e.g. 64x2")?;
             let width: usize = w.parse().map_err(|_| format!("width '{w}' is not a number"))?;
             let depth: usize = d.parse().map_err(|_| format!("depth '{d}' is not a number"))?;
             if width == 0 || depth == 0 {
                 return Err("width and depth must be at least 1".into());
+            }
+            if first.is_some() && depth < 2 {
+                return Err(
+                    "a first-layer width F/WxD needs depth 2 or more (else write F as the width)".into()
+                );
             }
             let last = match fields.get(3) {
                 None => None,
@@ -109,9 +143,9 @@ fn parse_body(t: &str) -> Result<Body, String> {
                     _ => return Err(format!("last-layer width '{o}' is not a number >= 1")),
                 },
             };
-            Ok(Body::Lut { k, width, depth, last })
+            Ok(Body::Lut { k, first, width, depth, last })
         }
-        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:WxD[:O]")),
+        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:[F/]WxD[:O]")),
     }
 }
 
@@ -135,8 +169,16 @@ impl fmt::Display for ModelSpec {
         match self.body {
             Body::Table => write!(f, "table")?,
             Body::PseudoLinear => write!(f, "pseudolinear")?,
-            Body::Lut { k, width, depth, last: None } => write!(f, "lut:{k}:{width}x{depth}")?,
-            Body::Lut { k, width, depth, last: Some(o) } => write!(f, "lut:{k}:{width}x{depth}:{o}")?,
+            Body::Lut { k, first, width, depth, last } => {
+                write!(f, "lut:{k}:")?;
+                if let Some(w) = first {
+                    write!(f, "{w}/")?;
+                }
+                write!(f, "{width}x{depth}")?;
+                if let Some(o) = last {
+                    write!(f, ":{o}")?;
+                }
+            }
         }
         match self.head {
             Head::Binary => write!(f, ",binary"),
@@ -152,12 +194,23 @@ mod tests {
 
     #[test]
     fn parses_and_prints_round_trip() {
-        for s in ["lut:6:64x2,groupsum:3", "lut:2:64x3:30,groupsum:3", "table,onehot", "pseudolinear,binary"]
-        {
+        for s in [
+            "lut:6:64x2,groupsum:3",
+            "lut:2:64x3:30,groupsum:3",
+            "lut:4:128/64x3:30,groupsum:3",
+            "lut:4:128/64x2,binary",
+            "table,onehot",
+            "pseudolinear,binary",
+        ] {
             let m: ModelSpec = s.parse().unwrap();
             assert_eq!(m.to_string(), s);
         }
         assert_eq!("table".parse::<ModelSpec>().unwrap().head, Head::Binary);
+        let runs = |s: &str| s.parse::<ModelSpec>().unwrap().body.lut_runs();
+        assert_eq!(runs("lut:4:6000/3000x3:1000"), Some([(1, 6000), (1, 3000), (1, 1000)]));
+        assert_eq!(runs("lut:4:3000x3:1000"), Some([(0, 0), (2, 3000), (1, 1000)]));
+        assert_eq!(runs("lut:4:9/5x2"), Some([(1, 9), (0, 5), (1, 5)]));
+        assert_eq!(runs("table"), None);
     }
 
     #[test]
@@ -166,6 +219,8 @@ mod tests {
             ("lut:6:64", "WIDTHxDEPTH"),
             ("lut:0:4x1", "outside"),
             ("lut:2:4x2:0", "last-layer width"),
+            ("lut:2:0/4x2", "first-layer width"),
+            ("lut:2:8/4x1", "depth 2 or more"),
             ("mlp", "unknown body"),
             ("table,groupsum:1", "at least 2"),
             ("table,foo", "unknown head"),
