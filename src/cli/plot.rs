@@ -43,10 +43,19 @@ enum Scored {
 }
 
 impl Scored {
-    fn name(self) -> &'static str {
+    /// The y axis's label.
+    fn axis(self) -> &'static str {
         match self {
             Self::Test => "test accuracy",
             Self::Validation => "validation accuracy",
+        }
+    }
+
+    /// The default title.
+    fn title(self) -> &'static str {
+        match self {
+            Self::Test => "Test accuracy against AIG AND nodes",
+            Self::Validation => "Validation accuracy against AIG AND nodes",
         }
     }
 }
@@ -194,13 +203,8 @@ pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
         [None, Some(_)] => Scored::Validation,
         _ => Scored::Test,
     };
-    let y_label = scored.name();
-    let title = a.title.clone().unwrap_or_else(|| {
-        let mut t = format!("{y_label} against AIG AND nodes");
-        t[..1].make_ascii_uppercase();
-        t
-    });
-    let svg = scatter_svg(&points, &title, "AIG AND nodes (whole classifier, log scale)", y_label);
+    let title = a.title.as_deref().unwrap_or(scored.title());
+    let svg = scatter_svg(&points, title, "AIG AND nodes (whole classifier, log scale)", scored.axis());
     write_atomic(&a.output, svg.as_bytes()).with_context(|| format!("writing {}", a.output.display()))?;
     println!("plotted {} points -> {}", points.len(), a.output.display());
     Ok(())
