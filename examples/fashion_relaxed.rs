@@ -18,8 +18,8 @@
 
 use circuitlearn::{
     Aig, BitMatrix, Encoder, Encoding, FASHION_MNIST_CLASSES, FASHION_MNIST_DIR, Features, LabelledImages,
-    LowerParams, PassContext, PixelGrid, RelaxedNet, RelaxedParams, RelaxedSpec, accuracy, bind_params,
-    parse_script, predict, read_image_dir, run_script, train_relaxed,
+    LowerParams, PassContext, PixelGrid, RelaxedNet, RelaxedParams, RelaxedSpec, StraightThroughChoice,
+    accuracy, bind_params, parse_script, predict, read_image_dir, run_script, train_relaxed,
 };
 use std::time::Instant;
 
@@ -62,6 +62,8 @@ fn main() {
         hard_gate_epochs: arg("--hard-gate-epochs", "0").parse().unwrap(),
         narrow_after: arg("--narrow-after", "0").parse().unwrap(),
         narrow_to: arg("--narrow-to", "0").parse().unwrap(),
+        straight_through_choice: StraightThroughChoice::parse(&arg("--straight-through-choice", "none"))
+            .expect("--straight-through-choice none, hidden or all"),
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
     // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.

@@ -68,7 +68,7 @@ pub use learn::network::MAX_INPUT_BITS;
 pub use learn::portfolio::{FAMILY_NAMES, Family, PAIR_XOR_MAX_INPUTS};
 pub use learn::predict::{forward, predict};
 pub use learn::rda::rda_step;
-pub use learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec};
+pub use learn::relaxed::{PixelGrid, RelaxedNet, RelaxedSpec, StraightThroughChoice};
 pub use learn::ring_model::{FeatureCoding, RingModel, RingModelError, RingModelSpec};
 pub use learn::spec::SpecError;
 pub use learn::vote_weights::VoteWeights;

@@ -27,7 +27,7 @@ fn assert_refused<const N: usize>(runs: [(Output, &str); N]) {
 
 #[test]
 fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error::Error>> {
-    gates_on_wine(1, 1)
+    gates_on_wine(1, 1, None)
 }
 
 /// Learned input wiring: the first layer's inputs choose among 4 candidates each, and the
@@ -35,7 +35,7 @@ fn relaxed_gates_discretise_export_and_verify() -> Result<(), Box<dyn std::error
 /// with hard gates (straight-through).
 #[test]
 fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
-    gates_on_wine(4, 1)
+    gates_on_wine(4, 1, None)
 }
 
 /// Learned wiring in the second layer (`--hidden-candidates`): the first layer keeps its
@@ -43,7 +43,16 @@ fn learned_input_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<d
 /// to `eval` and `verify`.
 #[test]
 fn learned_hidden_wiring_reaches_model_json_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
-    gates_on_wine(1, 4)
+    gates_on_wine(1, 4, None)
+}
+
+/// `--straight-through-choice hidden`: the second layer's choice reads its heaviest
+/// candidate from the first epoch; the run says so in its metrics, and its wiring reaches
+/// `eval` and `verify` as the soft choice's does.
+#[test]
+fn straight_through_hidden_choice_reaches_model_json_eval_and_verify()
+-> Result<(), Box<dyn std::error::Error>> {
+    gates_on_wine(1, 4, Some("hidden"))
 }
 
 /// A first layer wider than the rest (`lut:K:F/WxD:O`): learned input wiring over it,
@@ -92,7 +101,11 @@ fn a_wider_first_layer_trains_and_reaches_eval_and_verify() -> Result<(), Box<dy
     Ok(())
 }
 
-fn gates_on_wine(candidates: usize, hidden: usize) -> Result<(), Box<dyn std::error::Error>> {
+fn gates_on_wine(
+    candidates: usize,
+    hidden: usize,
+    straight_through_choice: Option<&str>,
+) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
     let (candidates_text, hidden_text) = (candidates.to_string(), hidden.to_string());
     let hard_gates = if candidates > 1 || hidden > 1 { "2" } else { "0" };
@@ -120,7 +133,8 @@ fn gates_on_wine(candidates: usize, hidden: usize) -> Result<(), Box<dyn std::er
         "--hard-gate-epochs",
         hard_gates,
     ];
-    let o = circuitlearn(&train, d.path());
+    let straight = straight_through_choice.map(|c| ["--straight-through-choice", c]);
+    let o = circuitlearn(&[&train[..], straight.as_ref().map_or(&[][..], |s| &s[..])].concat(), d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m = last_json(&o)?;
     assert_eq!(m["domain"], "relaxed");
@@ -144,6 +158,12 @@ fn gates_on_wine(candidates: usize, hidden: usize) -> Result<(), Box<dyn std::er
     assert_eq!(m["input_candidates"], candidates, "{m}");
     assert_eq!(m["relaxed"]["hard_gate_epochs"].to_string(), hard_gates, "{m}");
     assert_eq!(m["hidden_candidates"], hidden, "{m}");
+    // The default (every choice soft) is not written, so older metrics read the same.
+    assert_eq!(
+        m["relaxed"].get("straight_through_choice").and_then(|c| c.as_str()),
+        straight_through_choice,
+        "{m}"
+    );
     if candidates > 1 || hidden > 1 {
         let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
         let sizes: Vec<usize> = learned.iter().map(|l| l.as_array().map_or(0, Vec::len)).collect();
@@ -193,6 +213,7 @@ fn relaxed_flags_are_refused_elsewhere() {
         ("--narrow-after", "2"),
         ("--hidden-candidates", "4"),
         ("--hidden-radius", "1"),
+        ("--straight-through-choice", "hidden"),
     ] {
         let o = circuitlearn(
             &["train", "--data", "iris", "--model", "lut:4:8x1,groupsum:3", flag, value],
@@ -335,6 +356,18 @@ fn input_radius_keeps_first_layer_gates_local() -> Result<(), Box<dyn std::error
         (
             run(&["--input-candidates", "8", "--narrow-candidates", "0"]),
             "--narrow-candidates: must be at least 1",
+        ),
+        (
+            run(&["--input-candidates", "8", "--straight-through-choice", "hidden"]),
+            "--straight-through-choice: hidden applies with --hidden-candidates 2 or more",
+        ),
+        (
+            run(&["--straight-through-choice", "all"]),
+            "--straight-through-choice: all applies with --input-candidates or --hidden-candidates 2 or more",
+        ),
+        (
+            run(&["--hidden-candidates", "2", "--straight-through-choice", "soft"]),
+            "--straight-through-choice: unknown 'soft'; expected one of none, hidden, all",
         ),
     ];
     assert_refused(refused);

@@ -259,6 +259,10 @@ class RelaxedGateClassifier(_CircuitClassifier):
         softmax over that many candidate sources, made hard for the last
         ``hard_choice_epochs``), and straight-through epochs (see
         ``circuitlearn train --help``).
+    straight_through_choice : {"none", "hidden", "all"} or None
+        Which learned choices read each input's heaviest candidate from the first epoch,
+        learning through the softmax, instead of the mixture of the candidates
+        ("hidden": the layers after the first; needs ``hidden_candidates`` >= 2).
     encoding, passes, time_limit, random_state, n_jobs
         As for :class:`LUTClassifier` (``passes`` must preserve the function).
     """
@@ -275,6 +279,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         "hidden_candidates",
         "hard_gate_epochs",
         "hard_choice_epochs",
+        "straight_through_choice",
         "encoding",
         "passes",
         "time_limit",
@@ -293,6 +298,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         hidden_candidates=None,
         hard_gate_epochs=None,
         hard_choice_epochs=None,
+        straight_through_choice=None,
         encoding="thermometer:8",
         passes=None,
         time_limit=None,
@@ -310,6 +316,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         self.hidden_candidates = hidden_candidates
         self.hard_gate_epochs = hard_gate_epochs
         self.hard_choice_epochs = hard_choice_epochs
+        self.straight_through_choice = straight_through_choice
         self.encoding = encoding
         self.passes = passes
         self.time_limit = time_limit

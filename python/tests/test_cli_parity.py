@@ -24,6 +24,9 @@ def write_csv(path, X, y):
         (RelaxedGateClassifier, "gates:24x2", ["--domain", "relaxed", "--lr", "0.05"]),
         (RelaxedGateClassifier, "gates:24x2",
          ["--domain", "relaxed", "--lr", "0.05", "--input-candidates", "4", "--hidden-candidates", "3"]),
+        (RelaxedGateClassifier, "gates:24x2",
+         ["--domain", "relaxed", "--lr", "0.05", "--input-candidates", "4", "--hidden-candidates", "3",
+          "--straight-through-choice", "hidden"]),
     ],
 )
 def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small, tmp_path):
@@ -45,6 +48,8 @@ def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small
         if "--hidden-candidates" in flags:
             params["input_candidates"] = 4
             params["hidden_candidates"] = 3
+        if "--straight-through-choice" in flags:
+            params["straight_through_choice"] = "hidden"
     clf = cls(**params).fit(X, y)
     (tmp_path / "python").mkdir()
     mine = tmp_path / "python" / "classifier.aig"

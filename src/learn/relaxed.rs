@@ -30,7 +30,9 @@
 //! can narrow every choice to the heaviest candidates part-way
 //! ([`RelaxedParams::narrow_to`](crate::train::RelaxedParams::narrow_to)) and fix it for
 //! the last epochs
-//! ([`RelaxedParams::hard_choice_epochs`](crate::train::RelaxedParams::hard_choice_epochs));
+//! ([`RelaxedParams::hard_choice_epochs`](crate::train::RelaxedParams::hard_choice_epochs)),
+//! or read each input's heaviest candidate from the start while the logits learn through
+//! the softmax ([`StraightThroughChoice`]);
 //! `model.json` stores the chosen sources of every layer with a choice.
 
 use super::Network;
@@ -92,6 +94,56 @@ impl std::fmt::Display for RelaxedSpec {
             Relaxation::Gates => write!(f, "gates:{}", text.trim_start_matches("lut:2:")),
             Relaxation::Lut => write!(f, "{text}"),
         }
+    }
+}
+
+/// The learned choices whose forward pass reads each input's heaviest candidate from the
+/// start of training (straight-through, [`SmoothOp::StraightThroughMax`] on the choice's
+/// softmax: the logits still learn through the softmax, from every candidate), instead of
+/// the softmax mixture of the candidates. A gate then sees the one source it would read
+/// if the choice were made hard now, not a blur of its candidates.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StraightThroughChoice {
+    /// Every choice is a softmax mixture until it is made hard.
+    #[default]
+    None,
+    /// The choices of the layers after the first.
+    Hidden,
+    /// Every choice, the first layer's too.
+    All,
+}
+
+impl StraightThroughChoice {
+    /// The names `--straight-through-choice` takes, in order.
+    pub const NAMES: [&str; 3] = ["none", "hidden", "all"];
+
+    /// The setting called `name` (one of [`NAMES`](Self::NAMES)).
+    #[must_use]
+    pub fn parse(name: &str) -> Option<Self> {
+        [Self::None, Self::Hidden, Self::All].into_iter().find(|c| c.name() == name)
+    }
+
+    /// Its name.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
+    /// Whether the choice of layer `layer` (0: the first) reads its heaviest candidate.
+    #[must_use]
+    pub fn covers(self, layer: usize) -> bool {
+        match self {
+            Self::None => false,
+            Self::Hidden => layer > 0,
+            Self::All => true,
+        }
+    }
+
+    /// Whether this is [`None`](Self::None) (serde skips the default).
+    #[must_use]
+    pub fn is_none(&self) -> bool {
+        *self == Self::None
     }
 }
 
@@ -395,16 +447,22 @@ impl RelaxedNet {
     /// class scores `[B, C]` (group sums divided by `tau`).
     #[must_use]
     pub fn circuit(&self, tau: f32) -> SmoothCircuit {
-        self.circuit_with(tau, false)
+        self.circuit_with(tau, false, StraightThroughChoice::None)
     }
 
     /// [`circuit`](Self::circuit), with `straight_through` each node computing with its
     /// discretised table: a gate's softmax made one-hot by
     /// [`SmoothOp::StraightThroughMax`], a LUT's sigmoid table made 0/1 by
     /// [`SmoothOp::StraightThroughStep`]. The forward pass is the discretised network's;
-    /// the logits learn through the softmax or the sigmoid.
+    /// the logits learn through the softmax or the sigmoid. The learned choices that
+    /// `straight_through_choice` covers read their heaviest candidates the same way.
     #[must_use]
-    pub fn circuit_with(&self, tau: f32, straight_through: bool) -> SmoothCircuit {
+    pub fn circuit_with(
+        &self,
+        tau: f32,
+        straight_through: bool,
+        straight_through_choice: StraightThroughChoice,
+    ) -> SmoothCircuit {
         let d = self.layers.len();
         let extra = self.choice_layers().count();
         let mut b = CircuitBuilder::<SmoothOp>::new(d + extra, d + 1 + extra);
@@ -413,7 +471,10 @@ impl RelaxedNet {
         for (l, layer) in self.layers.iter().enumerate() {
             if self.choices[l].is_some() {
                 let log_p = b.gate(SmoothOp::LogSoftmax, &[b.param(choice)]);
-                let p = b.gate(SmoothOp::Exp, &[log_p]);
+                let mut p = b.gate(SmoothOp::Exp, &[log_p]);
+                if straight_through_choice.covers(l) {
+                    p = b.gate(SmoothOp::StraightThroughMax, &[p]);
+                }
                 h = b.gate(SmoothOp::SoftChoice, &[b.arg(choice), p, h]);
                 choice += 1;
             }

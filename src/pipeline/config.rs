@@ -141,6 +141,8 @@ pub struct RelaxedConfig {
     pub hard_choice_epochs: usize,
     /// Last epochs with hard gates.
     pub hard_gate_epochs: usize,
+    /// The learned choices that read their heaviest candidate from the start.
+    pub straight_through_choice: crate::learn::relaxed::StraightThroughChoice,
     /// Distillation from a smooth teacher, and the teacher's weight in each target.
     pub teacher: Option<(crate::train::TeacherParams, f32)>,
 }
@@ -488,6 +490,7 @@ impl TrainConfig {
             ("--narrow-after", o.narrow_after.is_some()),
             ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
             ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+            ("--straight-through-choice", o.straight_through_choice.is_some()),
             ("--teacher", o.teacher.is_some()),
             ("--teacher-epochs", o.teacher_epochs.is_some()),
             ("--teacher-lr", o.teacher_lr.is_some()),
@@ -746,6 +749,7 @@ impl TrainConfig {
                     return Err(bad("--narrow-after", "needs --narrow-candidates K"));
                 }
                 let hard_gate_epochs = o.hard_gate_epochs.unwrap_or(0);
+                let straight_through_choice = straight_through_choice(&o, candidates, hidden_candidates)?;
                 let lr = positive("--lr", o.lr.unwrap_or(0.01))? as f32;
                 let tau = o.tau.map(|t| positive("--tau", t)).transpose()?.map(|t| t as f32);
                 let residual = o.residual.unwrap_or(0.0);
@@ -781,6 +785,7 @@ impl TrainConfig {
                         .hard_choice_epochs
                         .unwrap_or(usize::from(candidates > 1 || hidden_candidates > 1)),
                     hard_gate_epochs,
+                    straight_through_choice,
                     teacher,
                 })
             }
@@ -926,6 +931,29 @@ fn teacher_config(o: &TrainOptions) -> Result<Option<(crate::train::TeacherParam
     Ok(Some((params, weight as f32)))
 }
 
+/// `--straight-through-choice`, checked against the choices the run learns: `hidden`
+/// needs `--hidden-candidates` 2 or more, `all` a learned choice in some layer.
+fn straight_through_choice(
+    o: &TrainOptions,
+    input_candidates: usize,
+    hidden_candidates: usize,
+) -> Result<crate::learn::relaxed::StraightThroughChoice, ConfigError> {
+    use crate::learn::relaxed::StraightThroughChoice as C;
+    let flag = "--straight-through-choice";
+    let Some(name) = o.straight_through_choice.as_deref() else { return Ok(C::None) };
+    let choice = C::parse(name)
+        .ok_or_else(|| bad(flag, format!("unknown '{name}'; expected one of {}", C::NAMES.join(", "))))?;
+    match choice {
+        C::Hidden if hidden_candidates <= 1 => {
+            Err(bad(flag, "hidden applies with --hidden-candidates 2 or more"))
+        }
+        C::All if input_candidates <= 1 && hidden_candidates <= 1 => {
+            Err(bad(flag, "all applies with --input-candidates or --hidden-candidates 2 or more"))
+        }
+        _ => Ok(choice),
+    }
+}
+
 /// The settings of a `--domain poly` run; every option of another domain is refused.
 fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Result<PolyConfig, ConfigError> {
     use crate::learn::ring_model::{MAX_FRAC_BITS, RingModelSpec, check_expressible};
@@ -941,6 +969,7 @@ fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Resul
         ("--narrow-after", o.narrow_after.is_some()),
         ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
         ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+        ("--straight-through-choice", o.straight_through_choice.is_some()),
         ("--teacher", o.teacher.is_some()),
         ("--teacher-epochs", o.teacher_epochs.is_some()),
         ("--teacher-lr", o.teacher_lr.is_some()),

@@ -244,6 +244,14 @@ pub struct TrainOptions {
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hard_gate_epochs: Option<usize>,
+    /// relaxed, with learned wiring: which choices read each input's heaviest candidate
+    /// in the forward pass from the first epoch, learning through the softmax
+    /// (straight-through) instead of reading the softmax mixture of the candidates:
+    /// none, hidden (the layers after the first; needs --hidden-candidates) or all
+    /// [default: none].
+    #[arg(long, value_name = "CHOICES")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub straight_through_choice: Option<String>,
     /// relaxed: distil from a smooth teacher (a smooth spec such as cnn:16x32:128 or
     /// mlp:256x128) trained first on the same training examples with Adam: each example's
     /// target mixes its one-hot label with the teacher's class probabilities

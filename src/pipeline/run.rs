@@ -571,6 +571,7 @@ pub fn train(
                 hard_gate_epochs: r.hard_gate_epochs,
                 narrow_after: r.narrow_after,
                 narrow_to: r.narrow_candidates.unwrap_or(0),
+                straight_through_choice: r.straight_through_choice,
             };
             // Logits with Adam's moments, gradients and copies; each node's activations and
             // adjoints over a batch; the batch's inputs as floats; the encoded data.

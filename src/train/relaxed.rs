@@ -13,7 +13,7 @@ use super::gradient_sum::batch_gradients;
 use super::{Blob, CheckpointError, Order, Rule, RuleState};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
-use crate::learn::relaxed::{ReachablePart, RelaxedNet, argmax, one_hot};
+use crate::learn::relaxed::{ReachablePart, RelaxedNet, StraightThroughChoice, argmax, one_hot};
 use crate::smooth::loss::{self, LossKind};
 use crate::smooth::optim::{Adam, Optimizer as _};
 use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors, parameter_changes, shared};
@@ -58,6 +58,10 @@ pub struct RelaxedParams {
     /// Candidates each input keeps after [`narrow_after`](Self::narrow_after) epochs.
     #[serde(default)]
     pub narrow_to: usize,
+    /// The learned choices whose forward pass reads each input's heaviest candidate
+    /// until the choice is made hard (the logits learn through the softmax).
+    #[serde(default, skip_serializing_if = "StraightThroughChoice::is_none")]
+    pub straight_through_choice: StraightThroughChoice,
 }
 
 impl Default for RelaxedParams {
@@ -74,6 +78,7 @@ impl Default for RelaxedParams {
             hard_gate_epochs: 0,
             narrow_after: 0,
             narrow_to: 0,
+            straight_through_choice: StraightThroughChoice::None,
         }
     }
 }
@@ -209,7 +214,7 @@ impl<'a> RelaxedRule<'a> {
             steps: 0,
             chosen: net.clone(),
             wiring: trained.wiring(),
-            step: step_circuit(&trained.circuit(p.tau)),
+            step: step_circuit(&trained.circuit_with(p.tau, false, p.straight_through_choice)),
             reachable,
             prune: true,
             ce: loss::softmax_cross_entropy_map(),
@@ -311,7 +316,11 @@ impl<'a> RelaxedRule<'a> {
         self.reachable = if self.prune { self.chosen.reachable_part() } else { None };
         let net = self.reachable.as_ref().map_or(&self.chosen, |r| &r.net);
         self.wiring = net.wiring();
-        self.step = step_circuit(&net.circuit_with(self.p.tau, self.straight_through));
+        self.step = step_circuit(&net.circuit_with(
+            self.p.tau,
+            self.straight_through,
+            self.p.straight_through_choice,
+        ));
     }
 }
 

@@ -145,7 +145,8 @@ fn straight_through_nodes_are_the_discrete_network() {
         let ins: Vec<Tensor> =
             net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx)]).collect();
         let ins: Vec<&Tensor> = ins.iter().collect();
-        let scores = eval_tensors(&net.circuit_with(1.0, true), &ins).swap_remove(0);
+        let scores =
+            eval_tensors(&net.circuit_with(1.0, true, StraightThroughChoice::None), &ins).swap_remove(0);
         let soft = eval_tensors(&net.circuit(1.0), &ins).swap_remove(0);
         assert_ne!(scores, soft, "{spec}: soft logits: the relaxed network differs");
         let out = forward(&net.network.circuit, &params, &x);
@@ -157,7 +158,7 @@ fn straight_through_nodes_are_the_discrete_network() {
             }
         }
         let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
-        let step = step_circuit(&net.circuit_with(1.0, true));
+        let step = step_circuit(&net.circuit_with(1.0, true, StraightThroughChoice::None));
         let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
         let grads = eval_tensors(&step, &with_y);
         for g in &grads[..net.layers.len()] {
@@ -442,6 +443,61 @@ fn hard_choices_in_every_layer_are_the_learned_wiring() {
         assert_eq!(scores(&fixed, &logits[..tables]).data(), soft.data());
         assert_ne!(discrete, net.network);
     }
+}
+
+/// Straight-through choices: the forward pass of a choice that `StraightThroughChoice`
+/// covers reads each input's heaviest candidate, so with every choice covered the soft
+/// logits compute what the network with its choices fixed (`with_chosen_inputs`)
+/// computes, and the choice logits still get gradients; `Hidden` leaves the first
+/// layer's choice a mixture.
+#[test]
+fn straight_through_choices_read_the_heaviest_candidates() {
+    let spec = RelaxedSpec::parse("gates:30x3,groupsum:3", 3).unwrap();
+    let seeded = RelaxedNet::build(spec, 40, 3, 5).unwrap();
+    let x = random_inputs(40, 50, 8);
+    let idx: Vec<usize> = (0..50).collect();
+    let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
+    let ins = |n: &RelaxedNet, logits: &[f32]| -> Vec<Tensor> {
+        n.logit_tensors(logits).into_iter().chain(n.wiring()).chain([gather(&x, &idx)]).collect()
+    };
+    let scores = |n: &RelaxedNet, logits: &[f32], choice: StraightThroughChoice| {
+        let ins = ins(n, logits);
+        eval_tensors(&n.circuit_with(1.0, false, choice), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+    let random_choices = |n: &RelaxedNet, rng: &mut rand_chacha::ChaCha8Rng| {
+        let mut logits = n.init(2, 0.0);
+        for w in &mut logits[n.n_table_logits()..] {
+            *w = rng.random_range(-2.0..2.0);
+        }
+        logits
+    };
+    use StraightThroughChoice::{All, Hidden, None};
+    let both = seeded.clone().with_input_choice(4, 6).with_hidden_choice(3, 6, Option::None).unwrap();
+    let hidden_only = seeded.clone().with_hidden_choice(3, 6, Option::None).unwrap();
+    for (net, covering) in [(&both, All), (&hidden_only, Hidden), (&hidden_only, All)] {
+        let logits = random_choices(net, &mut rng);
+        let tables = net.n_table_logits();
+        let fixed = net.with_chosen_inputs(&logits);
+        let want = scores(&fixed, &logits[..tables], None);
+        assert_eq!(scores(net, &logits, covering).data(), want.data(), "{covering:?}");
+        assert_ne!(scores(net, &logits, None).data(), want.data(), "a soft choice is a mixture");
+        let step = step_circuit(&net.circuit_with(1.0, false, covering));
+        let ins = ins(net, &logits);
+        let grads = eval_tensors(&step, &ins.iter().chain([&y]).collect::<Vec<_>>());
+        for g in &grads[net.layers.len()..net.layers.len() + net.choices.iter().flatten().count()] {
+            assert!(g.data().iter().any(|&v| v != 0.0), "{covering:?}: the choice logits learn");
+        }
+    }
+    let logits = random_choices(&both, &mut rng);
+    let hidden = scores(&both, &logits, Hidden);
+    assert_ne!(hidden.data(), scores(&both, &logits, All).data(), "the first layer's choice stays a mixture");
+    assert_ne!(hidden.data(), scores(&both, &logits, None).data(), "the later layers' choices are hard");
+    assert_eq!(
+        StraightThroughChoice::NAMES.map(|n| StraightThroughChoice::parse(n).unwrap().name()),
+        StraightThroughChoice::NAMES
+    );
+    assert_eq!(StraightThroughChoice::parse("soft"), Option::None);
 }
 
 /// A local hidden choice draws a gate's candidates among the previous layer's nodes
