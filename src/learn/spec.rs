@@ -6,7 +6,8 @@
 //! - `lut:K:WxD`: `D` layers of `W` learned `K`-input LUTs, wiring drawn from the seed;
 //!   `lut:K:WxD:O` makes the last of them `O` wide (a narrow output layer keeps the
 //!   `groupsum` popcount small in hardware), `lut:K:F/WxD` the first of them `F` wide
-//!   (the layer that reads the inputs), both with `lut:K:F/WxD:O` (`D` >= 2).
+//!   (the layer that reads the inputs), both with `lut:K:F/WxD:O` (`D` >= 3: with 2 no
+//!   layer would be `W` wide, and the spec is refused).
 //! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
 //!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
 //!   the most ones).
@@ -143,6 +144,12 @@ fn parse_body(t: &str) -> Result<Body, String> {
                     _ => return Err(format!("last-layer width '{o}' is not a number >= 1")),
                 },
             };
+            if let (Some(f), Some(o), 2) = (first, last, depth) {
+                return Err(format!(
+                    "in F/WxD:O with depth 2 no layer is {width} wide (the first is F, the last O): \
+                     write lut:{k}:{f}x2:{o}"
+                ));
+            }
             Ok(Body::Lut { k, first, width, depth, last })
         }
         _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:[F/]WxD[:O]")),
@@ -221,6 +228,7 @@ mod tests {
             ("lut:2:4x2:0", "last-layer width"),
             ("lut:2:0/4x2", "first-layer width"),
             ("lut:2:8/4x1", "depth 2 or more"),
+            ("lut:4:6000/3000x2:1000", "write lut:4:6000x2:1000"),
             ("mlp", "unknown body"),
             ("table,groupsum:1", "at least 2"),
             ("table,foo", "unknown head"),
