@@ -111,9 +111,15 @@ fn presets_list_with_their_figures() {
     let o = circuitlearn(&["train", "--list-presets"], d.path());
     assert!(o.status.success());
     let out = String::from_utf8_lossy(&o.stdout);
-    for want in
-        ["fashion-mnist\n", "fashion-mnist-rda\n", "0.8876", "0.8214", "input-candidates = 32", "care-set"]
-    {
+    for want in [
+        "fashion-mnist\n",
+        "fashion-mnist-small\n",
+        "fashion-mnist-rda\n",
+        "0.8876",
+        "0.8214",
+        "input-candidates = 32",
+        "care-set",
+    ] {
         assert!(out.contains(want), "{want}: {out}");
     }
 }

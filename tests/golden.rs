@@ -150,6 +150,27 @@ fn the_fashion_mnist_relaxed_recipe_is_pinned() {
     let _ = assert_pinned_pipeline("fashion-mnist, gates", &gates, 1_957_497, 0xa719_f60b_51d2_1df2);
 }
 
+/// The recipe without a hidden layer (`fashion-mnist-small`, 2026-12-05): a 6,000-LUT first
+/// layer as a pool for the outputs' straight-through choice of 8.
+#[test]
+fn the_fashion_mnist_small_recipe_is_pinned() {
+    let toml = format!("preset = \"fashion-mnist-small\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    let trained = assert_pinned_pipeline("fashion-mnist-small", &toml, 1_725_333, 0xd493_c118_7262_5cec);
+    // The don't-cares of the encoder and of the training images, as for the preset.
+    let care = trained.input_care.expect("a thermometer-encoded LUT network");
+    let data = trained.data_care.expect("the preset's training care set");
+    assert_eq!(
+        (care.luts_with_dont_cares, care.luts_changed, care.table_ands),
+        (1_567, 322, (6_098, 5_444)),
+        "{care:?}"
+    );
+    assert_eq!(
+        (data.luts_with_dont_cares, data.luts_changed, data.table_ands),
+        (7_000, 2_033, (6_458, 478)),
+        "{data:?}"
+    );
+}
+
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set
 /// the hot loops are compiled for must write the same models. Each level this CPU has
 /// runs the Boolean, relaxed and smooth pins under `CIRCUITLEARN_SIMD`.
