@@ -5,12 +5,17 @@
 //! more often on its rivals than the others do: on Fashion-MNIST a fitted weighting lifts
 //! the RDA network's validation accuracy by about 1.5 points (BENCHMARKS.md).
 //!
-//! [`VoteWeights::fit`] fits the weights as a logistic regression of the labels on the
-//! output bits, each class's score reading only its own group (full-batch Adam from equal
-//! weights, a fixed number of steps, which is also its regulariser), then rounds them to
-//! integers: the 90th percentile of `|weight|` becomes [`TYPICAL_WEIGHT`], and weights are
-//! clipped to `4 * TYPICAL_WEIGHT`. The fit's sums run in a fixed order, so the weights do
-//! not depend on the thread count.
+//! [`VoteWeights::fit`] fits the weights by an averaged perceptron, the discrete ascent
+//! of the vote margin: every class's score reads only its own group; from equal weights
+//! ([`START_WEIGHT`] each), every training example whose true class does not beat its
+//! best rival by [`FIT_MARGIN`] moves the weights of the outputs it fires by one, up in
+//! the true class's group and down in the rival's (the class scores' reverse derivative
+//! with respect to the weights is the output bit), and the constants likewise. The weights kept are the
+//! mean of every step's ([`FIT_EPOCHS`] passes in a seeded order; the mean is what
+//! settles where the last step's weights oscillate), rounded to integers on one scale:
+//! the 90th percentile of `|weight|` becomes [`TYPICAL_WEIGHT`], and weights are clipped
+//! to `4 * TYPICAL_WEIGHT`. Integer arithmetic throughout until the rounding; the fit
+//! does not depend on the thread count.
 //!
 //! As a circuit ([`VoteWeights::to_circuit`]) the head stays a popcount per class and an
 //! argmax: output `j` enters its class's popcount `weight[j]` times, negated where the
@@ -22,20 +27,25 @@ use crate::circuit::{Circuit, CircuitBuilder};
 use crate::domain::arith::popcount;
 use crate::domain::{Bool, BoolBuild};
 use crate::lanes::BitMatrix;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 /// The integer the 90th percentile of the fitted weights' magnitudes is rounded to.
 pub const TYPICAL_WEIGHT: f64 = 3.0;
 
-/// Adam steps of the fit (full batch; also what keeps the fit from overfitting).
-pub const FIT_STEPS: usize = 60;
+/// Passes over the training examples of the fit.
+pub const FIT_EPOCHS: usize = 3;
 
-/// Adam's step size in the fit.
-const FIT_LR: f64 = 0.05;
+/// Every weight before the fit: one step of the fit moves a weight by `1 / START_WEIGHT`
+/// of an equal vote.
+pub const START_WEIGHT: i64 = 16;
 
-/// Every weight before the fit (the class scores are then the group counts scaled).
-const START_WEIGHT: f64 = 0.1;
+/// The margin the fit asks of the true class's score over its best rival's: one equal
+/// vote.
+pub const FIT_MARGIN: i64 = START_WEIGHT;
 
 /// A weighted vote over `classes` equal groups of outputs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -102,43 +112,45 @@ impl VoteWeights {
     }
 
     /// Fits the weights to `labels` from the trained network's `outputs` (one row per
-    /// output, `classes` equal groups) on the training examples; see the module docs.
+    /// output, `classes` equal groups) on the training examples, passing over them in an
+    /// order drawn from `seed`; see the module docs.
     ///
     /// # Panics
     /// If the outputs do not split into `classes` groups or there is not one label per
     /// example.
     #[must_use]
-    pub fn fit(outputs: &BitMatrix, labels: &[u32], classes: usize) -> Self {
+    pub fn fit(outputs: &BitMatrix, labels: &[u32], classes: usize, seed: u64) -> Self {
         let (n_out, n) = (outputs.rows(), outputs.examples());
         assert!(classes > 0 && n_out % classes == 0, "equal groups of outputs");
         assert_eq!(labels.len(), n, "one label per example");
         let per = n_out / classes;
-        let mut w = vec![START_WEIGHT; n_out];
-        let mut b = vec![0.0f64; classes];
-        let mut adam_w = AdamState::new(n_out);
-        let mut adam_b = AdamState::new(classes);
-        let inv_n = 1.0 / n.max(1) as f64;
-        for step in 1..=FIT_STEPS {
-            // Class scores, then each example's softmax minus its target.
-            let columns = class_scores(outputs, &w, &b);
-            let mut delta = vec![vec![0.0f64; n]; classes];
-            let mut row = vec![0.0f64; classes];
-            for e in 0..n {
-                row.iter_mut().zip(&columns).for_each(|(r, col)| *r = col[e]);
-                let max = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-                let sum: f64 = row.iter().map(|&s| (s - max).exp()).sum();
-                for (c, d) in delta.iter_mut().enumerate() {
-                    let p = (row[c] - max).exp() / sum;
-                    d[e] = (p - f64::from(u8::from(labels[e] as usize == c))) * inv_n;
-                }
+        // Example-major rows: the outputs each example fires.
+        let fired = outputs.transposed();
+        let mut w = Averaged::new(vec![START_WEIGHT; n_out]);
+        let mut b = Averaged::new(vec![0; classes]);
+        let mut order: Vec<usize> = (0..n).collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        let mut score = vec![0i64; classes];
+        for _ in 0..FIT_EPOCHS {
+            order.shuffle(&mut rng);
+            for &e in &order {
+                w.tick();
+                b.tick();
+                score.copy_from_slice(&b.now);
+                for_each_set(fired.row(e), n_out, |j| score[j / per] += w.now[j]);
+                let y = labels[e] as usize;
+                let rival = (0..classes).filter(|&c| c != y).max_by_key(|&c| (score[c], usize::MAX - c));
+                let Some(rival) = rival.filter(|&r| score[y] - score[r] < FIT_MARGIN) else { continue };
+                for_each_set(fired.row(e), n_out, |j| match j / per {
+                    c if c == y => w.add(j, 1),
+                    c if c == rival => w.add(j, -1),
+                    _ => {}
+                });
+                b.add(y, 1);
+                b.add(rival, -1);
             }
-            let grad_w: Vec<f64> =
-                (0..n_out).into_par_iter().map(|j| sum_where_set(&delta[j / per], outputs.row(j))).collect();
-            let grad_b: Vec<f64> = delta.iter().map(|d| d.iter().sum()).collect();
-            adam_w.step(&mut w, &grad_w, step);
-            adam_b.step(&mut b, &grad_b, step);
         }
-        Self::quantised(&w, &b)
+        Self::quantised(&w.mean(), &b.mean())
     }
 
     /// Real weights and biases rounded to integers on one scale (module docs).
@@ -185,75 +197,67 @@ impl VoteWeights {
 }
 
 /// Each class's scores over the examples (one column per class): its constant plus the
-/// weights of its group's outputs that are 1, summed output by output in a fixed order.
-fn class_scores<T>(outputs: &BitMatrix, weights: &[T], bias: &[T]) -> Vec<Vec<T>>
-where
-    T: Copy + std::ops::AddAssign + Send + Sync,
-{
+/// weights of its group's outputs that are 1.
+fn class_scores(outputs: &BitMatrix, weights: &[i64], bias: &[i64]) -> Vec<Vec<i64>> {
     let (n, per) = (outputs.examples(), weights.len() / bias.len().max(1));
     (0..bias.len())
         .into_par_iter()
         .map(|c| {
             let mut col = vec![bias[c]; n];
             for (j, &w) in weights.iter().enumerate().skip(c * per).take(per) {
-                add_where_set(&mut col, outputs.row(j), w);
+                for_each_set(outputs.row(j), n, |e| col[e] += w);
             }
             col
         })
         .collect()
 }
 
-/// `col[e] += v` for every example `e` whose bit is set in `row`.
-fn add_where_set<T: Copy + std::ops::AddAssign>(col: &mut [T], row: &[u64], v: T) {
+/// Integer parameters and the running sum of their values over the fit's steps (each
+/// sum brought up to date only when its parameter changes, and at the end).
+struct Averaged {
+    now: Vec<i64>,
+    sum: Vec<i64>,
+    since: Vec<i64>,
+    steps: i64,
+}
+
+impl Averaged {
+    fn new(start: Vec<i64>) -> Self {
+        let n = start.len();
+        Self { now: start, sum: vec![0; n], since: vec![0; n], steps: 0 }
+    }
+
+    /// One more step at the current values.
+    fn tick(&mut self) {
+        self.steps += 1;
+    }
+
+    /// Adds `d` to parameter `i` from this step on.
+    fn add(&mut self, i: usize, d: i64) {
+        self.sum[i] += self.now[i] * (self.steps - self.since[i]);
+        self.since[i] = self.steps;
+        self.now[i] += d;
+    }
+
+    /// Each parameter's mean over the steps.
+    fn mean(&self) -> Vec<f64> {
+        let steps = self.steps.max(1);
+        (0..self.now.len())
+            .map(|i| (self.sum[i] + self.now[i] * (self.steps - self.since[i])) as f64 / steps as f64)
+            .collect()
+    }
+}
+
+/// Calls `f` with the index of every set bit of `row` below `len`.
+fn for_each_set(row: &[u64], len: usize, mut f: impl FnMut(usize)) {
     for (w, &word) in row.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
-            let e = w * 64 + bits.trailing_zeros() as usize;
-            if e < col.len() {
-                col[e] += v;
+            let i = w * 64 + bits.trailing_zeros() as usize;
+            if i < len {
+                f(i);
             }
             bits &= bits - 1;
-        }
-    }
-}
-
-/// The sum of `values[e]` over the examples whose bit is set in `row`.
-fn sum_where_set(values: &[f64], row: &[u64]) -> f64 {
-    let mut s = 0.0;
-    for (w, &word) in row.iter().enumerate() {
-        let mut bits = word;
-        while bits != 0 {
-            let e = w * 64 + bits.trailing_zeros() as usize;
-            if e < values.len() {
-                s += values[e];
-            }
-            bits &= bits - 1;
-        }
-    }
-    s
-}
-
-/// Adam's moment estimates for one parameter vector, in f64 (the smooth domain's
-/// [`Adam`](crate::smooth::optim::Adam) steps f32 tensors; the fit's gradients are sums
-/// over tens of thousands of examples).
-struct AdamState {
-    m: Vec<f64>,
-    v: Vec<f64>,
-}
-
-impl AdamState {
-    fn new(n: usize) -> Self {
-        Self { m: vec![0.0; n], v: vec![0.0; n] }
-    }
-
-    /// One step (`t` from 1) against gradient `g`.
-    fn step(&mut self, x: &mut [f64], g: &[f64], t: usize) {
-        let (b1, b2, eps) = (0.9f64, 0.999f64, 1e-8);
-        let (c1, c2) = (1.0 - b1.powi(t as i32), 1.0 - b2.powi(t as i32));
-        for i in 0..x.len() {
-            self.m[i] = b1 * self.m[i] + (1.0 - b1) * g[i];
-            self.v[i] = b2 * self.v[i] + (1.0 - b2) * g[i] * g[i];
-            x[i] -= FIT_LR * (self.m[i] / c1) / ((self.v[i] / c2).sqrt() + eps);
         }
     }
 }
@@ -292,7 +296,7 @@ mod tests {
     /// Two classes, three outputs each: outputs 0 and 3 are the labels' indicators, 1 and
     /// 4 are noise, 2 fires on class 1 (a class-0 voter that votes for the rival). Equal
     /// votes get some examples wrong; the fitted weights get all of them right, and give
-    /// output 2 a negative weight.
+    /// output 2 no weight at all (or a negative one): less than the noise.
     #[test]
     fn the_fit_learns_which_votes_to_trust() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
@@ -307,9 +311,9 @@ mod tests {
         let equal = crate::learn::Head::GroupSum(2).predict(&out, 2);
         let acc = |p: &[u32]| p.iter().zip(&labels).filter(|(a, b)| a == b).count();
         assert!(acc(&equal) < 1900, "equal votes err: {}", acc(&equal));
-        let vw = VoteWeights::fit(&out, &labels, 2);
+        let vw = VoteWeights::fit(&out, &labels, 2, 0);
         assert_eq!(acc(&vw.predict(&out)), 2000, "{vw:?}");
-        assert!(vw.weights[2] < 0, "{vw:?}");
+        assert!(vw.weights[2] <= 0 && vw.weights[2] < vw.weights[1], "{vw:?}");
         assert!(vw.weights[0] > 0 && vw.weights[3] > 0, "{vw:?}");
     }
 }

@@ -518,7 +518,7 @@ pub fn train(
             net.vote_weights = None;
             if b.vote_weights {
                 let out = crate::learn::predict::forward(&net.circuit, &params, &x_train);
-                net.vote_weights = Some(VoteWeights::fit(&out, &train.labels, n_classes));
+                net.vote_weights = Some(VoteWeights::fit(&out, &train.labels, n_classes, seed));
             }
             let model = TrainedModel::Bool {
                 net,
