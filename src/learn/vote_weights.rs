@@ -10,12 +10,12 @@
 //! ([`START_WEIGHT`] each), every training example whose true class does not beat its
 //! best rival by [`FIT_MARGIN`] moves the weights of the outputs it fires by one, up in
 //! the true class's group and down in the rival's (the class scores' reverse derivative
-//! with respect to the weights is the output bit), and the constants likewise. The weights kept are the
-//! mean of every step's ([`FIT_EPOCHS`] passes in a seeded order; the mean is what
-//! settles where the last step's weights oscillate), rounded to integers on one scale:
-//! the 90th percentile of `|weight|` becomes [`TYPICAL_WEIGHT`], and weights are clipped
-//! to `4 * TYPICAL_WEIGHT`. Integer arithmetic throughout until the rounding; the fit
-//! does not depend on the thread count.
+//! with respect to the weights is the output bit), and the constants likewise. The
+//! weights kept are the mean of every step's ([`FIT_EPOCHS`] passes in a seeded order;
+//! the mean is what settles where the last step's weights oscillate), rounded to
+//! integers on one scale: the 90th percentile of `|weight|` becomes [`TYPICAL_WEIGHT`],
+//! and weights are clipped to `4 * TYPICAL_WEIGHT`. Integer arithmetic throughout until
+//! the rounding; the fit does not depend on the thread count.
 //!
 //! As a circuit ([`VoteWeights::to_circuit`]) the head stays a popcount per class and an
 //! argmax: output `j` enters its class's popcount `weight[j]` times, negated where the
