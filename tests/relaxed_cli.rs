@@ -59,15 +59,34 @@ fn straight_through_hidden_choice_reaches_model_json_eval_and_verify()
 /// the layers as wide as the spec says in `model.json`, `eval` and `verify` read it.
 #[test]
 fn a_wider_first_layer_trains_and_reaches_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    wine_first_layer("lut:4:96/32x3:30", &[], 96 * 4)
+}
+
+/// Wider LUTs in the first layer (`lut:K1/K:...`): 6 sources for each first-layer LUT
+/// in `model.json`, 4 for the outputs that choose among them, through `eval` and `verify`.
+#[test]
+fn wider_first_layer_luts_train_and_reach_eval_and_verify() -> Result<(), Box<dyn std::error::Error>> {
+    let hidden = ["--hidden-candidates", "4", "--straight-through-choice", "hidden"];
+    wine_first_layer("lut:6/4:96x2:30", &hidden, 96 * 6)
+}
+
+/// Trains `model` on wine with learned input wiring (and `extra`), checks the spec and
+/// the first layer's `first_sources` learned sources in `model.json`, then `eval` and
+/// `verify --icarus` on it.
+fn wine_first_layer(
+    model: &str,
+    extra: &[&str],
+    first_sources: usize,
+) -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
-    let train = [
+    let mut train = vec![
         "train",
         "--data",
         "wine",
         "--domain",
         "relaxed",
         "--model",
-        "lut:4:96/32x3:30",
+        model,
         "--epochs",
         "40",
         "--batch",
@@ -80,16 +99,16 @@ fn a_wider_first_layer_trains_and_reaches_eval_and_verify() -> Result<(), Box<dy
         "runs/wide",
         "--json",
     ];
+    train.extend_from_slice(extra);
     let o = circuitlearn(&train, d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let m = last_json(&o)?;
-    assert_eq!(m["discrete_model"], "lut:4:96/32x3:30,groupsum:3", "{m}");
+    assert_eq!(m["discrete_model"], format!("{model},groupsum:3"), "{m}");
     assert!(m["test_accuracy"].as_f64().ok_or("test")? >= 0.85, "{m}");
-    let model: serde_json::Value =
+    let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/wide/model.json"))?)?;
-    // The learned input wiring: 4 sources for each of the 96 first-layer LUTs.
-    let learned = model["learned_wiring"].as_array().ok_or("learned_wiring")?;
-    assert_eq!(learned[0].as_array().map_or(0, Vec::len), 96 * 4, "{model}");
+    let learned = saved["learned_wiring"].as_array().ok_or("learned_wiring")?;
+    assert_eq!(learned[0].as_array().map_or(0, Vec::len), first_sources, "{saved}");
     let o = circuitlearn(&["eval", "--model", "runs/wide/model.json", "--split", "test", "--json"], d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(last_json(&o)?["accuracy"], m["test_accuracy"]);

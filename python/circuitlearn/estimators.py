@@ -151,8 +151,9 @@ class LUTClassifier(_CircuitClassifier):
     Parameters
     ----------
     model : str, default "lut:6:64x1"
-        ``--model``: ``lut:K:[F/]WxD[:O]`` (D layers of W K-input LUTs, the first F wide, the last O), ``table`` or
-        ``pseudolinear``, optionally with a head (``,groupsum:C``, ``,binary``, ``,onehot``).
+        ``--model``: ``lut:[K1/]K:[F/]WxD[:O]`` (D layers of W K-input LUTs, the first F wide
+        with K1 inputs, the last O), ``table`` or ``pseudolinear``, optionally with a head
+        (``,groupsum:C``, ``,binary``, ``,onehot``).
         A ``lut:`` spec without a head gets ``,groupsum:C`` for the C classes of ``y``
         (the head of the CLI's default model), so one spec fits any data.
     optimizer : {"rda", "faithful", "votes", "parity"}, default "rda"
@@ -245,7 +246,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
     Parameters
     ----------
     model : str, default "gates:64x2"
-        ``gates:[F/]WxD[:O]`` or ``lut:K:[F/]WxD[:O]``; the head is ``groupsum:C``.
+        ``gates:[F/]WxD[:O]`` or ``lut:[K1/]K:[F/]WxD[:O]``; the head is ``groupsum:C``.
     epochs : int, default 20
     batch : int or None (128)
     lr : float, default 0.05

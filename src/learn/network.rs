@@ -142,10 +142,11 @@ impl Network {
         let (circuit, layers) = match spec.body {
             Body::Table => (table(n_inputs, spec.head.n_outputs(n_classes, n_classes))?, None),
             Body::PseudoLinear => (pseudolinear(n_inputs, spec.head.n_outputs(n_classes, n_classes)), None),
-            Body::Lut { k, .. } => {
+            Body::Lut { k, first_k, .. } => {
                 let runs = spec.body.lut_runs().expect("a lut body");
                 let widths = runs.iter().flat_map(|&(count, w)| std::iter::repeat_n(w, count)).collect();
-                let layers = lut_layers(n_inputs, k, widths, spec.head, n_classes, seed, learned)?;
+                let ks = (first_k.unwrap_or(k), k);
+                let layers = lut_layers(n_inputs, ks, widths, spec.head, n_classes, seed, learned)?;
                 (layers.circuit(), Some(layers))
             }
         };
@@ -232,19 +233,19 @@ pub fn param_count(spec: ModelSpec, n_inputs: usize, n_classes: usize) -> Option
     match spec.body {
         Body::Table => outputs.checked_mul(1usize.checked_shl(u32::try_from(n_inputs).ok()?)?),
         Body::PseudoLinear => outputs.checked_mul(n_inputs),
-        Body::Lut { k, .. } => {
+        Body::Lut { k, first_k, .. } => {
             // Runs of equal layers (count, width), as `build` and `lut_net` lay them out.
             let [first, inner, (_, last)] = spec.body.lut_runs()?;
             let runs = match spec.head {
                 Head::GroupSum(c) => [first, inner, (1, last.div_ceil(c).checked_mul(c)?), (0, 0)],
                 Head::Binary | Head::OneHot => [first, inner, (1, last), (1, outputs)],
             };
-            let table = |from: usize| 1usize << usize::from(k).min(from);
-            let (mut total, mut prev) = (0usize, n_inputs);
+            let table = |k: u8, from: usize| 1usize << usize::from(k).min(from);
+            let (mut total, mut prev, mut layer_k) = (0usize, n_inputs, first_k.unwrap_or(k));
             for (count, w) in runs.into_iter().filter(|r| r.0 > 0) {
-                let rest = (count - 1).checked_mul(w)?.checked_mul(table(w))?;
-                total = total.checked_add(w.checked_mul(table(prev))?)?.checked_add(rest)?;
-                prev = w;
+                let rest = (count - 1).checked_mul(w)?.checked_mul(table(k, w))?;
+                total = total.checked_add(w.checked_mul(table(layer_k, prev))?)?.checked_add(rest)?;
+                (prev, layer_k) = (w, k);
             }
             Some(total)
         }
@@ -268,11 +269,12 @@ fn pseudolinear(n: usize, outputs: usize) -> Circuit<Bool> {
     b.finish(outs).expect("pseudolinear circuit is valid")
 }
 
-/// Layers of k-LUTs, `widths[l]` wide, with random, evenly spread wiring; the last layer
-/// is the head's outputs (`groupsum`) or feeds one extra LUT per label bit.
+/// Layers of LUTs, `widths[l]` wide, with random, evenly spread wiring; the last layer
+/// is the head's outputs (`groupsum`) or feeds one extra LUT per label bit. `ks` is
+/// (inputs per LUT of the first layer, of the others).
 fn lut_layers(
     n: usize,
-    k: u8,
+    ks: (u8, u8),
     mut widths: Vec<usize>,
     head: Head,
     n_classes: usize,
@@ -290,6 +292,7 @@ fn lut_layers(
     let mut prev_width = n;
     let mut layers: Vec<Vec<Vec<usize>>> = Vec::new();
     for &w in &widths {
+        let k = if layers.is_empty() { ks.0 } else { ks.1 };
         let kk = usize::from(k).min(prev_width);
         layers.push(random_wiring(&mut rng, prev_width, w, kk));
         if let Some(sources) = learned.get(layers.len() - 1).filter(|l| !l.is_empty()) {
@@ -472,6 +475,9 @@ mod tests {
             ("lut:4:20/10x3:5,groupsum:3", 16, 3),
             ("lut:3:2/6x2,binary", 8, 3),
             ("lut:2:9/4x4:3,onehot", 8, 3),
+            ("lut:6/4:20x2:6,groupsum:3", 16, 3),
+            ("lut:3/2:20/10x3:5,binary", 16, 3),
+            ("lut:2/3:2x2,onehot", 8, 3),
             ("table,onehot", 5, 3),
             ("pseudolinear", 7, 5),
         ] {
@@ -490,6 +496,16 @@ mod tests {
                 let built: Vec<usize> =
                     net.layers.as_ref().unwrap().layers.iter().map(LutLayer::width).collect();
                 assert_eq!(built, widths, "{spec}");
+                // The first layer's LUTs have `K1` inputs, the others `K` (fewer where the
+                // layer below is narrower).
+                let Body::Lut { k, first_k, .. } = spec.body else { unreachable!() };
+                let ks: Vec<usize> = net.layers.as_ref().unwrap().layers.iter().map(|l| l.k).collect();
+                let below = std::iter::once(n).chain(widths.iter().copied());
+                let want: Vec<usize> = below
+                    .zip(0..ks.len())
+                    .map(|(from, l)| usize::from(if l == 0 { first_k.unwrap_or(k) } else { k }).min(from))
+                    .collect();
+                assert_eq!(ks, want, "{spec}");
             }
         }
         let huge: ModelSpec = "lut:6:1000000000x1000000000".parse().unwrap();

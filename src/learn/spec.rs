@@ -7,7 +7,9 @@
 //!   `lut:K:WxD:O` makes the last of them `O` wide (a narrow output layer keeps the
 //!   `groupsum` popcount small in hardware), `lut:K:F/WxD` the first of them `F` wide
 //!   (the layer that reads the inputs), both with `lut:K:F/WxD:O` (`D` >= 3: with 2 no
-//!   layer would be `W` wide, and the spec is refused).
+//!   layer would be `W` wide, and the spec is refused); `lut:K1/K:...` gives the first
+//!   layer `K1`-input LUTs and the others `K`-input ones (wide LUTs where the network
+//!   reads its inputs, e.g. `lut:6/4:6000x2:1000` for LUT6-counted FPGA targets).
 //! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
 //!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
 //!   the most ones).
@@ -28,6 +30,9 @@ pub enum Body {
     Lut {
         /// Inputs per LUT.
         k: u8,
+        /// Inputs per LUT of the first layer, if not `k`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        first_k: Option<u8>,
         /// Width of the first layer, if not `width` (then `depth >= 2`).
         first: Option<usize>,
         /// LUTs per layer.
@@ -115,10 +120,19 @@ fn parse_body(t: &str) -> Result<Body, String> {
         ["table"] => Ok(Body::Table),
         ["pseudolinear"] => Ok(Body::PseudoLinear),
         ["lut", k, shape] | ["lut", k, shape, _] => {
-            let k: u8 = k.parse().map_err(|_| format!("LUT size '{k}' is not a number"))?;
-            if !(1..=crate::domain::boolean::MAX_LUT_INPUTS).contains(&k) {
-                return Err(format!("LUT size {k} is outside 1..=12"));
-            }
+            let lut_size = |k: &str| -> Result<u8, String> {
+                let k: u8 = k.parse().map_err(|_| format!("LUT size '{k}' is not a number"))?;
+                if !(1..=crate::domain::boolean::MAX_LUT_INPUTS).contains(&k) {
+                    return Err(format!("LUT size {k} is outside 1..=12"));
+                }
+                Ok(k)
+            };
+            let (first_k, k) = match k.split_once('/') {
+                None => (None, lut_size(k)?),
+                Some((fk, k)) => (Some(lut_size(fk)?), lut_size(k)?),
+            };
+            // The same size twice is the plain spec.
+            let first_k = first_k.filter(|&fk| fk != k);
             let (first, shape) = match shape.split_once('/') {
                 None => (None, *shape),
                 Some((f, rest)) => match f.parse::<usize>() {
@@ -144,15 +158,20 @@ fn parse_body(t: &str) -> Result<Body, String> {
                     _ => return Err(format!("last-layer width '{o}' is not a number >= 1")),
                 },
             };
+            if let (Some(fk), 1) = (first_k, depth) {
+                return Err(format!(
+                    "a first-layer LUT size K1/K needs depth 2 or more (else write lut:{fk}:...)"
+                ));
+            }
             if let (Some(f), Some(o), 2) = (first, last, depth) {
                 return Err(format!(
                     "in F/WxD:O with depth 2 no layer is {width} wide (the first is F, the last O): \
                      write lut:{k}:{f}x2:{o}"
                 ));
             }
-            Ok(Body::Lut { k, first, width, depth, last })
+            Ok(Body::Lut { k, first_k, first, width, depth, last })
         }
-        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:K:[F/]WxD[:O]")),
+        _ => Err(format!("unknown body '{t}'; expected table, pseudolinear or lut:[K1/]K:[F/]WxD[:O]")),
     }
 }
 
@@ -176,8 +195,12 @@ impl fmt::Display for ModelSpec {
         match self.body {
             Body::Table => write!(f, "table")?,
             Body::PseudoLinear => write!(f, "pseudolinear")?,
-            Body::Lut { k, first, width, depth, last } => {
-                write!(f, "lut:{k}:")?;
+            Body::Lut { k, first_k, first, width, depth, last } => {
+                write!(f, "lut:")?;
+                if let Some(fk) = first_k {
+                    write!(f, "{fk}/")?;
+                }
+                write!(f, "{k}:")?;
                 if let Some(w) = first {
                     write!(f, "{w}/")?;
                 }
@@ -206,6 +229,8 @@ mod tests {
             "lut:2:64x3:30,groupsum:3",
             "lut:4:128/64x3:30,groupsum:3",
             "lut:4:128/64x2,binary",
+            "lut:6/4:6000x2:1000,groupsum:10",
+            "lut:3/2:9/5x3:6,onehot",
             "table,onehot",
             "pseudolinear,binary",
         ] {
@@ -218,6 +243,13 @@ mod tests {
         assert_eq!(runs("lut:4:3000x3:1000"), Some([(0, 0), (2, 3000), (1, 1000)]));
         assert_eq!(runs("lut:4:9/5x2"), Some([(1, 9), (0, 5), (1, 5)]));
         assert_eq!(runs("table"), None);
+        let first_k = |s: &str| match s.parse::<ModelSpec>().unwrap().body {
+            Body::Lut { k, first_k, .. } => (first_k, k),
+            b => panic!("{b:?}"),
+        };
+        assert_eq!(first_k("lut:6/4:6000x2:1000"), (Some(6), 4));
+        assert_eq!(first_k("lut:4/4:6000x2:1000"), (None, 4), "the same size twice is the plain spec");
+        assert_eq!("lut:4/4:8x2".parse::<ModelSpec>().unwrap().to_string(), "lut:4:8x2,binary");
     }
 
     #[test]
@@ -225,6 +257,9 @@ mod tests {
         for (s, why) in [
             ("lut:6:64", "WIDTHxDEPTH"),
             ("lut:0:4x1", "outside"),
+            ("lut:13/4:4x2", "outside"),
+            ("lut:6/x:4x2", "not a number"),
+            ("lut:6/4:4x1", "write lut:6:"),
             ("lut:2:4x2:0", "last-layer width"),
             ("lut:2:0/4x2", "first-layer width"),
             ("lut:2:8/4x1", "depth 2 or more"),

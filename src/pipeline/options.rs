@@ -53,10 +53,10 @@ pub struct TrainOptions {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub domain: Option<String>,
-    /// Model spec. bool: table | pseudolinear | `lut:K:[F/]WxD[:O]` (F: first layer's
-    /// width, O: last's), with a head ,binary ,onehot or ,groupsum:C [default:
-    /// lut:6:64x1,groupsum:C for C classes]; relaxed: `gates:[F/]WxD[:O]` or
-    /// `lut:K:[F/]WxD[:O]`; smooth: mlp:H1xH2..., cnn:F1xF2:H, conv,
+    /// Model spec. bool: table | pseudolinear | `lut:[K1/]K:[F/]WxD[:O]` (K1: first
+    /// layer's LUT inputs, F: its width, O: last layer's width), with a head ,binary
+    /// ,onehot or ,groupsum:C [default: lut:6:64x1,groupsum:C for C classes]; relaxed:
+    /// `gates:[F/]WxD[:O]` or `lut:[K1/]K:[F/]WxD[:O]`; smooth: mlp:H1xH2..., cnn:F1xF2:H, conv,
     /// linear, dense, hidden:N [default: mlp:256x128]; poly: linear or mlp:H [default: linear].
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
