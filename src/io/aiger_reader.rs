@@ -151,15 +151,15 @@ pub fn parse_aiger_with_comment(
     if i > MAX_INPUTS {
         return Err(r.err_line(1, format!("header claims {i} inputs; at most {MAX_INPUTS} are supported")));
     }
-    if (binary && m != i + a) || m < i + a {
+    // The header's counts are any u64s: sum them wide, so that no sum wraps.
+    let (m, i_a) = (u128::from(m), u128::from(i) + u128::from(a));
+    if (binary && m != i_a) || m < i_a {
         let rel = if binary { "=" } else { ">=" };
-        return Err(
-            r.err_line(1, format!("header: M = {m} but I + L + A = {}; need M {rel} I + L + A", i + a))
-        );
+        return Err(r.err_line(1, format!("header: M = {m} but I + L + A = {i_a}; need M {rel} I + L + A")));
     }
     // Each promised line takes at least two bytes ("2\n"), each binary AND two delta bytes.
-    let promised = if binary { o + a } else { i + o + a };
-    let left = (bytes.len() - r.pos) as u64;
+    let promised = if binary { u128::from(o) + u128::from(a) } else { i_a + u128::from(o) };
+    let left = (bytes.len() - r.pos) as u128;
     if promised.saturating_mul(2) > left {
         return Err(r.err_line(
             1,
@@ -458,11 +458,16 @@ mod tests {
 
     #[test]
     fn hostile_headers_fail_cleanly() {
-        let cases: [(&[u8], &str); 10] = [
+        let cases: [(&[u8], &str); 11] = [
             (b"aig 1099511627776 1099511627776 0 0 0\n", "h:1: header claims M = 1099511627776"),
             (
                 b"aig 2147483647 0 0 1 2147483647\n",
                 "h:1: header promises 2147483648 entries but only 0 bytes follow",
+            ),
+            // Found by the fuzzer: I + A wrapped to 1 <= M, and the reader reserved 2^64 slots.
+            (
+                b"aag 3 2 0 0 000018446744073709551615\n2\n4\n7Ymc\x04m\n",
+                "h:1: header: M = 3 but I + L + A = 18446744073709551617",
             ),
             (b"aag 3 1 1 1 1\n2\n4 2\n6\n6 2 4\n", "h:1: sequential circuits are not supported (1 latches)"),
             (b"aag 1 1 0 1 0 1\n2\n2\n", "h:1: bad-state"),
