@@ -478,38 +478,10 @@ impl TrainConfig {
         };
         const RELAXED: &str = "relaxed models (--domain relaxed: gates:WxD or lut:K:WxD)";
         const VOTES: &str = "the Boolean votes optimiser (--domain bool)";
-        let relaxed_only = [
-            ("--tau", o.tau.is_some()),
-            ("--residual", o.residual.is_some()),
-            ("--lr-schedule", o.lr_schedule.is_some()),
-            ("--input-candidates", o.input_candidates.is_some()),
-            ("--input-radius", o.input_radius.is_some()),
-            ("--hidden-candidates", o.hidden_candidates.is_some()),
-            ("--hidden-radius", o.hidden_radius.is_some()),
-            ("--narrow-candidates", o.narrow_candidates.is_some()),
-            ("--narrow-after", o.narrow_after.is_some()),
-            ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
-            ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
-            ("--straight-through-choice", o.straight_through_choice.is_some()),
-            ("--teacher", o.teacher.is_some()),
-            ("--teacher-epochs", o.teacher_epochs.is_some()),
-            ("--teacher-lr", o.teacher_lr.is_some()),
-            ("--teacher-weight", o.teacher_weight.is_some()),
-            ("--teacher-temperature", o.teacher_temperature.is_some()),
-        ];
-        let votes_only = [
-            ("--margin", o.margin.is_some()),
-            ("--positive-weight", o.positive_weight.is_some()),
-            ("--sum-fanouts", o.sum_fanouts.is_some()),
-            ("--counter-bits", o.counter_bits.is_some()),
-            ("--rewire", o.rewire.is_some()),
-            ("--rewire-candidates", o.rewire_candidates.is_some()),
-            ("--rewire-finalists", o.rewire_finalists.is_some()),
-            ("--rewire-min-examples", o.rewire_min_examples.is_some()),
-        ];
+        let relaxed_only = relaxed_flags(&o);
+        let votes_only = votes_flags(&o);
         const BOOL_ONLY: &str = "Boolean training (--domain bool)";
-        let bool_only =
-            [("--file-order", o.file_order.is_some()), ("--vote-weights", o.vote_weights.is_some())];
+        let bool_only = bool_flags(&o);
         let data = o.data.clone().unwrap_or_else(|| "iris".to_owned());
         let test_fraction = o.test_fraction.unwrap_or(0.3);
         if !(test_fraction > 0.0 && test_fraction < 1.0) {
@@ -901,17 +873,62 @@ fn hw_votes_options(o: &TrainOptions, optimizer: BoolOptimizer) -> Result<Option
     }
 }
 
+/// The options of relaxed runs, each with whether it is set. One list per kind of run,
+/// so that every other kind refuses a new option without being told of it.
+fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
+    let mut flags = vec![
+        ("--tau", o.tau.is_some()),
+        ("--residual", o.residual.is_some()),
+        ("--lr-schedule", o.lr_schedule.is_some()),
+        ("--input-candidates", o.input_candidates.is_some()),
+        ("--input-radius", o.input_radius.is_some()),
+        ("--hidden-candidates", o.hidden_candidates.is_some()),
+        ("--hidden-radius", o.hidden_radius.is_some()),
+        ("--narrow-candidates", o.narrow_candidates.is_some()),
+        ("--narrow-after", o.narrow_after.is_some()),
+        ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
+        ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
+        ("--straight-through-choice", o.straight_through_choice.is_some()),
+        ("--teacher", o.teacher.is_some()),
+    ];
+    flags.extend(teacher_option_flags(o));
+    flags
+}
+
+/// The options of `--teacher`, each with whether it is set.
+fn teacher_option_flags(o: &TrainOptions) -> [(&'static str, bool); 4] {
+    [
+        ("--teacher-epochs", o.teacher_epochs.is_some()),
+        ("--teacher-lr", o.teacher_lr.is_some()),
+        ("--teacher-weight", o.teacher_weight.is_some()),
+        ("--teacher-temperature", o.teacher_temperature.is_some()),
+    ]
+}
+
+/// The options of the Boolean votes optimiser, each with whether it is set.
+fn votes_flags(o: &TrainOptions) -> [(&'static str, bool); 8] {
+    [
+        ("--margin", o.margin.is_some()),
+        ("--positive-weight", o.positive_weight.is_some()),
+        ("--sum-fanouts", o.sum_fanouts.is_some()),
+        ("--counter-bits", o.counter_bits.is_some()),
+        ("--rewire", o.rewire.is_some()),
+        ("--rewire-candidates", o.rewire_candidates.is_some()),
+        ("--rewire-finalists", o.rewire_finalists.is_some()),
+        ("--rewire-min-examples", o.rewire_min_examples.is_some()),
+    ]
+}
+
+/// The options of Boolean training alone, each with whether it is set.
+fn bool_flags(o: &TrainOptions) -> [(&'static str, bool); 2] {
+    [("--file-order", o.file_order.is_some()), ("--vote-weights", o.vote_weights.is_some())]
+}
+
 /// The distillation settings of a relaxed run (`--teacher` and its options), checked
 /// before any work: the teacher's spec must be a smooth one.
 fn teacher_config(o: &TrainOptions) -> Result<Option<(crate::train::TeacherParams, f32)>, ConfigError> {
     let Some(spec) = o.teacher.clone() else {
-        let given = [
-            ("--teacher-epochs", o.teacher_epochs.is_some()),
-            ("--teacher-lr", o.teacher_lr.is_some()),
-            ("--teacher-weight", o.teacher_weight.is_some()),
-            ("--teacher-temperature", o.teacher_temperature.is_some()),
-        ];
-        return match given.iter().find(|(_, g)| *g) {
+        return match teacher_option_flags(o).iter().find(|(_, g)| *g) {
             Some((flag, _)) => Err(bad(flag, "needs --teacher SPEC")),
             None => Ok(None),
         };
@@ -957,38 +974,16 @@ fn straight_through_choice(
 /// The settings of a `--domain poly` run; every option of another domain is refused.
 fn poly_config(o: &TrainOptions, script: &[Box<dyn crate::pass::Pass>]) -> Result<PolyConfig, ConfigError> {
     use crate::learn::ring_model::{MAX_FRAC_BITS, RingModelSpec, check_expressible};
-    let other = [
-        ("--tau", o.tau.is_some()),
-        ("--residual", o.residual.is_some()),
-        ("--lr-schedule", o.lr_schedule.is_some()),
-        ("--input-candidates", o.input_candidates.is_some()),
-        ("--input-radius", o.input_radius.is_some()),
-        ("--hidden-candidates", o.hidden_candidates.is_some()),
-        ("--hidden-radius", o.hidden_radius.is_some()),
-        ("--narrow-candidates", o.narrow_candidates.is_some()),
-        ("--narrow-after", o.narrow_after.is_some()),
-        ("--hard-choice-epochs", o.hard_choice_epochs.is_some()),
-        ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
-        ("--straight-through-choice", o.straight_through_choice.is_some()),
-        ("--teacher", o.teacher.is_some()),
-        ("--teacher-epochs", o.teacher_epochs.is_some()),
-        ("--teacher-lr", o.teacher_lr.is_some()),
-        ("--teacher-weight", o.teacher_weight.is_some()),
-        ("--teacher-temperature", o.teacher_temperature.is_some()),
-        ("--margin", o.margin.is_some()),
-        ("--positive-weight", o.positive_weight.is_some()),
-        ("--sum-fanouts", o.sum_fanouts.is_some()),
-        ("--counter-bits", o.counter_bits.is_some()),
-        ("--rewire", o.rewire.is_some()),
-        ("--rewire-candidates", o.rewire_candidates.is_some()),
-        ("--rewire-finalists", o.rewire_finalists.is_some()),
-        ("--rewire-min-examples", o.rewire_min_examples.is_some()),
-        ("--file-order", o.file_order.is_some()),
-        ("--vote-weights", o.vote_weights.is_some()),
-        ("--init", o.init.is_some()),
-        ("--encoding", o.encoding.is_some()),
-        ("--exact-inputs", o.exact_inputs.is_some()),
-    ];
+    let other: Vec<_> = relaxed_flags(o)
+        .into_iter()
+        .chain(votes_flags(o))
+        .chain(bool_flags(o))
+        .chain([
+            ("--init", o.init.is_some()),
+            ("--encoding", o.encoding.is_some()),
+            ("--exact-inputs", o.exact_inputs.is_some()),
+        ])
+        .collect();
     if let Some((flag, _)) = other.iter().find(|(_, set)| *set) {
         return Err(bad(
             flag,
