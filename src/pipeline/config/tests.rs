@@ -280,3 +280,26 @@ fn vote_weights_apply_to_boolean_groupsum_heads() {
         refused(toml, "--vote-weights");
     }
 }
+
+#[test]
+fn each_kind_of_run_refuses_the_options_of_the_others() {
+    let relaxed =
+        [("tau", "5.0"), ("narrow-after", "2"), ("teacher-temperature", "3.0"), ("teacher-epochs", "4")];
+    let votes = [("margin", "2.0"), ("rewire-min-examples", "8"), ("counter-bits", "6")];
+    let boolean = [("vote-weights", "true"), ("file-order", "true")];
+    let runs = [
+        ("domain = \"poly\"", &relaxed[..]),
+        ("domain = \"poly\"", &votes[..]),
+        ("domain = \"poly\"", &boolean[..]),
+        ("model = \"lut:4:8x1\"", &relaxed[..]),
+        ("model = \"gates:8x2\"", &votes[..]),
+        ("model = \"gates:8x2\"", &boolean[..]),
+        ("model = \"mlp:8\"", &relaxed[..]),
+        ("model = \"mlp:8\"", &votes[..]),
+    ];
+    for (run, options) in runs {
+        for (key, value) in options {
+            refused(&format!("{run}\n{key} = {value}"), &format!("--{key}"));
+        }
+    }
+}
