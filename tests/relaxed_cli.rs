@@ -609,3 +609,108 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
     assert_refused(refused);
     Ok(())
 }
+
+/// `--boost 2`: two networks, the second with seed + 1 learning with the first one's
+/// counts in its scores; `model.json` is one LUT network twice as wide whose head sums
+/// both networks' votes; the first network is exactly the one a plain run trains; `eval`
+/// and Icarus read the pair like any model.
+#[test]
+fn boosted_networks_are_one_model() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let run = |out: &str, extra: &[&str]| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let mut args = vec![
+            "train",
+            "--data",
+            "wine",
+            "--domain",
+            "relaxed",
+            "--model",
+            "lut:3:24x2:12",
+            "--epochs",
+            "15",
+            "--batch",
+            "32",
+            "--lr",
+            "0.05",
+            "--input-candidates",
+            "4",
+            "--hidden-candidates",
+            "4",
+            "--seed",
+            "3",
+            "--out",
+            out,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let o = circuitlearn(&args, d.path());
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        Ok(last_json(&o)?)
+    };
+    let plain = run("runs/plain", &["--hardware", "none"])?;
+    let pair = run("runs/pair", &["--boost", "2", "--boost-scale", "0.5"])?;
+    assert_eq!(pair["discrete_model"], "lut:3:48x2:24,groupsum:3", "{pair}");
+    let b = &pair["boost"];
+    assert_eq!(
+        (b["networks"].as_u64(), b["trained"].as_u64(), b["scale"].as_f64()),
+        (Some(2), Some(2), Some(0.5))
+    );
+    let members = b["members"].as_array().ok_or("members")?;
+    assert_eq!(members[0]["seed"], 3);
+    assert_eq!(members[1]["seed"], 4);
+    for key in ["train_accuracy", "test_accuracy", "relaxed_test_accuracy", "loss_history"] {
+        assert_eq!(members[0][key], plain[key], "{key}: the first network is the plain run's");
+    }
+    assert_eq!(pair["epochs"], 30, "{pair}");
+    assert!(pair["test_accuracy"].as_f64().ok_or("test")? >= 0.85, "{pair}");
+    let model: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.path().join("runs/pair/model.json"))?)?;
+    assert_eq!(model["spec"], "lut:3:48x2:24,groupsum:3");
+    let sizes: Vec<usize> = model["learned_wiring"]
+        .as_array()
+        .ok_or("learned_wiring")?
+        .iter()
+        .map(|l| l.as_array().map_or(0, Vec::len))
+        .collect();
+    assert_eq!(sizes, [144, 72]);
+    let o = circuitlearn(&["eval", "--model", "runs/pair/model.json", "--split", "test", "--json"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(last_json(&o)?["accuracy"], pair["test_accuracy"]);
+    let want = if have(&[Tool::Iverilog, Tool::Vvp]) { "pass" } else { "skipped" };
+    assert_eq!(pair["icarus"], want, "{pair}");
+    Ok(())
+}
+
+/// A boosted run under `--time-limit` stops with the networks it has: the limit bounds
+/// their epochs together, and the model holds the ones trained.
+#[test]
+fn a_time_limit_ends_boosting_early() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let args = [
+        "train",
+        "--data",
+        "wine",
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:3:24x2:12",
+        "--epochs",
+        "1000",
+        "--boost",
+        "3",
+        "--time-limit",
+        "0.01",
+        "--hardware",
+        "none",
+        "--out",
+        "runs/t",
+        "--json",
+    ];
+    let o = circuitlearn(&args, d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let m = last_json(&o)?;
+    assert_eq!(m["stop"], "time-limit", "{m}");
+    assert_eq!(m["boost"]["trained"], 1, "{m}");
+    assert_eq!(m["discrete_model"], "lut:3:24x2:12,groupsum:3", "{m}");
+    Ok(())
+}

@@ -312,7 +312,8 @@ fn module_name(out: &Path, data: &str) -> String {
 }
 
 fn print_summary(m: &serde_json::Value, out: &Path) {
-    let f = |k: &str| m[k].as_f64().map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
+    let four = |v: &serde_json::Value| v.as_f64().map_or_else(|| "n/a".to_owned(), |v| format!("{v:.4}"));
+    let f = |k: &str| four(&m[k]);
     // With --valid-fold the `test_*` figures are the held-out fold's.
     let (held, examples) = match m.get("validation") {
         Some(v) => (
@@ -338,7 +339,16 @@ fn print_summary(m: &serde_json::Value, out: &Path) {
     if let Some(a) = m["and_nodes"].as_u64() {
         line += &format!(", {a} AND nodes (whole classifier, classifier.aig)");
     }
-    if m["domain"] == "relaxed" {
+    if let Some(b) = m.get("boost") {
+        let alone: Vec<String> =
+            b["members"].as_array().into_iter().flatten().map(|n| four(&n["test_accuracy"])).collect();
+        line += &format!(
+            "; {} boosted networks, {held} alone {}, {} live gates",
+            b["trained"],
+            alone.join(" / "),
+            m["live_gates"]
+        );
+    } else if m["domain"] == "relaxed" {
         line += &format!(
             "; relaxed train {} {held} {}, {} live gates",
             f("relaxed_train_accuracy"),

@@ -208,6 +208,86 @@ impl Network {
     }
 }
 
+/// `members` — networks of one LUT spec with a `groupsum` head, each with its parameters
+/// — as one network whose head counts every member's votes (boosting's sum of votes).
+/// Each layer holds the members' LUTs one member after another, each reading its own
+/// member's LUTs below, except the last, which is ordered class group by class group and
+/// member by member within a group, so that a class's popcount is the sum of the
+/// members'. Returns the network and its parameters; every layer's wiring is the
+/// members', none the seed's (`model.json` stores each layer's sources).
+///
+/// # Errors
+/// [`ModelError::Wiring`] if the members differ in spec or input width, have no LUT
+/// layers, no `groupsum` head, or a layer whose LUTs read fewer inputs than the spec
+/// says (a layer below narrower than the fan-in, which the wider network would not be).
+pub fn side_by_side(members: &[(Network, Vec<bool>)]) -> Result<(Network, Vec<bool>), ModelError> {
+    let wrong = |why: String| ModelError::Wiring { layer: 0, why };
+    let Some((first, _)) = members.first() else {
+        return Err(wrong("no networks to put side by side".into()));
+    };
+    let (spec, n_classes) = (first.spec, first.n_classes);
+    let (Body::Lut { k, first_k, first: first_width, depth, .. }, Head::GroupSum(c)) = (spec.body, spec.head)
+    else {
+        return Err(wrong(format!("{spec}: side by side needs LUT layers and a groupsum head")));
+    };
+    fn layers_of<'a>(net: &'a Network, like: &Network) -> Result<&'a LutLayers, ModelError> {
+        let wrong = |why: String| ModelError::Wiring { layer: 0, why };
+        let l = net.layers.as_ref().ok_or_else(|| wrong(format!("{} has no LUT layers", net.spec)))?;
+        if net.spec != like.spec || l.n_inputs != like.circuit.n_args() {
+            let why = format!("networks of {} and {} cannot be put side by side", like.spec, net.spec);
+            return Err(wrong(why));
+        }
+        Ok(l)
+    }
+    let shape = layers_of(first, first)?;
+    for (l, layer) in shape.layers.iter().enumerate() {
+        let want = usize::from(if l == 0 { first_k.unwrap_or(k) } else { k });
+        if layer.k != want {
+            return Err(ModelError::Wiring {
+                layer: l,
+                why: format!("{} inputs per LUT where {spec} says {want}", layer.k),
+            });
+        }
+    }
+    let n = members.len();
+    let widths: Vec<usize> = shape.layers.iter().map(LutLayer::width).collect();
+    let mut wiring = vec![Vec::new(); widths.len()];
+    let mut params = Vec::with_capacity(first.n_params() * n);
+    let mut starts = vec![0; n];
+    for (l, (&width, layer)) in widths.iter().zip(&shape.layers).enumerate() {
+        let (k, below) = (layer.k, if l == 0 { 0 } else { widths[l - 1] });
+        // The LUTs of each member in this layer, in the merged order: (member, LUT).
+        let order: Vec<(usize, usize)> = if l + 1 < widths.len() {
+            (0..n).flat_map(|m| (0..width).map(move |j| (m, j))).collect()
+        } else {
+            let per = width / c;
+            (0..c)
+                .flat_map(|g| (0..n).flat_map(move |m| (g * per..(g + 1) * per).map(move |j| (m, j))))
+                .collect()
+        };
+        for (m, j) in order {
+            let (net, p) = &members[m];
+            let sources = &layers_of(net, first)?.layers[l].sources[j * k..(j + 1) * k];
+            // `below` < 2^32: it is a layer's width of a network that was built.
+            wiring[l].extend(sources.iter().map(|&s| s + (m * below) as u32));
+            params.extend_from_slice(&p[starts[m] + (j << k)..starts[m] + ((j + 1) << k)]);
+        }
+        starts.iter_mut().for_each(|s| *s += width << k);
+    }
+    let (middle, last) = (widths[usize::from(first_width.is_some())], widths[widths.len() - 1]);
+    let body = Body::Lut {
+        k,
+        first_k,
+        first: first_width.map(|_| widths[0] * n),
+        width: middle * n,
+        depth,
+        last: (last != middle).then_some(last * n),
+    };
+    let merged = ModelSpec { body, ..spec };
+    let net = Network::build_with_wiring(merged, first.circuit.n_args(), n_classes, 0, &wiring)?;
+    Ok((net, params))
+}
+
 /// One `n`-input LUT per output bit, reading every input.
 fn table(n: usize, outputs: usize) -> Result<Circuit<Bool>, ModelError> {
     if n > MAX_TABLE_INPUTS {
@@ -386,6 +466,57 @@ mod tests {
             let e = Network::build_with_wiring(spec, 10, 3, 4, &bad).unwrap_err();
             assert!(matches!(e, ModelError::Wiring { .. }), "{e}");
         }
+    }
+
+    /// Networks side by side: the merged network's class counts are the sum of the
+    /// members' on every input, for specs with a wider first layer, a narrower last one
+    /// and groups rounded up; members that differ, or a network without groupsum, are refused.
+    #[test]
+    fn side_by_side_sums_the_members_votes() {
+        use crate::learn::predict::forward;
+        use rand::RngExt;
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let examples: Vec<Vec<bool>> =
+            (0..200).map(|_| (0..12).map(|_| rng.random_bool(0.5)).collect()).collect();
+        let x = BitMatrix::from_examples(12, &examples);
+        for (text, n) in
+            [("lut:3:8x2:5,groupsum:3", 2), ("lut:2/3:10/6x3:4,groupsum:2", 3), ("lut:4:9x1,groupsum:3", 2)]
+        {
+            let spec: ModelSpec = text.parse().unwrap();
+            let c = match spec.head {
+                Head::GroupSum(c) => c,
+                _ => unreachable!(),
+            };
+            let members: Vec<(Network, Vec<bool>)> = (0..n)
+                .map(|m| {
+                    let net = Network::build(spec, 12, c, m as u64).unwrap();
+                    let params = (0..net.n_params()).map(|_| rng.random_bool(0.5)).collect();
+                    (net, params)
+                })
+                .collect();
+            let (merged, params) = side_by_side(&members).unwrap();
+            assert_eq!(merged.n_params(), members[0].0.n_params() * n, "{text}");
+            let wiring: Vec<Vec<u32>> =
+                merged.layers.as_ref().unwrap().layers.iter().map(|l| l.sources.clone()).collect();
+            let rebuilt = Network::build_with_wiring(merged.spec, 12, c, 77, &wiring).unwrap();
+            assert_eq!(rebuilt, merged, "{text}: the wiring is all of it, whatever the seed");
+            let mut sum = vec![0u32; 200 * c];
+            for (net, p) in &members {
+                let s = spec.head.scores(&forward(&net.circuit, p, &x), c);
+                sum.iter_mut().zip(s).for_each(|(a, b)| *a += b);
+            }
+            assert_eq!(merged.spec.head.scores(&forward(&merged.circuit, &params, &x), c), sum, "{text}");
+        }
+        let spec: ModelSpec = "lut:3:8x2,groupsum:3".parse().unwrap();
+        let other: ModelSpec = "lut:3:8x2:6,groupsum:3".parse().unwrap();
+        let net = |spec| {
+            let n = Network::build(spec, 12, 3, 0).unwrap();
+            let p = vec![false; n.n_params()];
+            (n, p)
+        };
+        assert!(side_by_side(&[net(spec), net(other)]).is_err());
+        assert!(side_by_side(&[net("lut:3:8x2,onehot".parse().unwrap())]).is_err());
+        assert!(side_by_side(&[]).is_err());
     }
 
     #[test]

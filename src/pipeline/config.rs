@@ -145,6 +145,10 @@ pub struct RelaxedConfig {
     pub straight_through_choice: crate::learn::relaxed::StraightThroughChoice,
     /// Distillation from a smooth teacher, and the teacher's weight in each target.
     pub teacher: Option<(crate::train::TeacherParams, f32)>,
+    /// Networks trained one after another, their votes summed (1: one network).
+    pub boost: usize,
+    /// Weight of the earlier members' counts in each later member's class scores.
+    pub boost_scale: f32,
 }
 
 /// Smooth training settings.
@@ -739,6 +743,7 @@ impl TrainConfig {
                     }
                 };
                 let teacher = teacher_config(&o)?;
+                let (boost, boost_scale) = boost_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
                     encoding: parse_encoding(o.encoding.as_deref().unwrap_or("thermometer:8"))?,
@@ -759,6 +764,8 @@ impl TrainConfig {
                     hard_gate_epochs,
                     straight_through_choice,
                     teacher,
+                    boost,
+                    boost_scale,
                 })
             }
             Domain::Smooth => {
@@ -890,6 +897,8 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--hard-gate-epochs", o.hard_gate_epochs.is_some()),
         ("--straight-through-choice", o.straight_through_choice.is_some()),
         ("--teacher", o.teacher.is_some()),
+        ("--boost", o.boost.is_some()),
+        ("--boost-scale", o.boost_scale.is_some()),
     ];
     flags.extend(teacher_option_flags(o));
     flags
@@ -947,6 +956,29 @@ fn teacher_config(o: &TrainOptions) -> Result<Option<(crate::train::TeacherParam
     let params = crate::train::TeacherParams { spec, epochs, lr, temperature, seed: o.seed.unwrap_or(0) };
     Ok(Some((params, weight as f32)))
 }
+
+/// `--boost N` and `--boost-scale S`: N networks of at most [`MAX_BOOST`], the scale
+/// only with two or more, no checkpoints (one holds a single network's state).
+fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
+    let boost = at_least_one("--boost", o.boost.unwrap_or(1))?;
+    if boost > MAX_BOOST {
+        return Err(bad("--boost", format!("must be at most {MAX_BOOST}, got {boost}")));
+    }
+    if boost == 1 && o.boost_scale.is_some() {
+        return Err(bad("--boost-scale", "needs --boost 2 or more"));
+    }
+    if boost > 1 && o.checkpoint_every.is_some_and(|n| n > 0) {
+        return Err(bad(
+            "--checkpoint-every",
+            "not with --boost: a checkpoint holds one network, a boosted run trains several",
+        ));
+    }
+    let scale = positive("--boost-scale", o.boost_scale.unwrap_or(0.25))?;
+    Ok((boost, scale as f32))
+}
+
+/// The most networks `--boost` trains.
+pub const MAX_BOOST: usize = 16;
 
 /// `--straight-through-choice`, checked against the choices the run learns: `hidden`
 /// needs `--hidden-candidates` 2 or more, `all` a learned choice in some layer.

@@ -277,6 +277,20 @@ pub struct TrainOptions {
     #[arg(long, value_name = "T")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub teacher_temperature: Option<f64>,
+    /// relaxed: train N networks of --model one after another and sum their votes
+    /// (boosting): each network after the first learns with the class counts of the
+    /// circuits before it added to its class scores (scaled by --boost-scale), so it
+    /// learns where they are unsure; member m trains with seed --seed + m; model.json is
+    /// one LUT network holding them all, the groupsum head counting every member's votes
+    /// [default: 1].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boost: Option<usize>,
+    /// relaxed, with --boost 2 or more: weight of the earlier members' counts in each later
+    /// member's class scores, > 0 (1: its scores start from theirs in full) [default: 0.25].
+    #[arg(long, value_name = "S")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub boost_scale: Option<f64>,
     /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
     /// --model / --encoding, when given, must match).
     #[arg(long, value_name = "FILE")]

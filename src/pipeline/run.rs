@@ -69,25 +69,23 @@ pub enum TrainedModel {
         /// The `--init` file and its test accuracy before training.
         init: Option<(String, Option<f64>)>,
     },
-    /// A relaxed network, its logits and the Boolean network they discretise into.
+    /// Relaxed networks (one, or `--boost`'s several) and the Boolean network their
+    /// discretised logits make.
     Relaxed {
-        /// The relaxed spec.
+        /// The relaxed spec of each network.
         spec: RelaxedSpec,
-        /// The relaxed network.
-        net: Box<RelaxedNet>,
-        /// Its trained logits.
-        logits: Vec<f32>,
-        /// The Boolean network of the discretised logits.
+        /// The networks, in training order.
+        members: Vec<RelaxedMember>,
+        /// The Boolean network of the discretised logits: the one network's, or the
+        /// members' side by side, one head counting all their votes.
         discrete: Network,
         /// Its parameters.
         params: Vec<bool>,
+        /// Its learned wiring, as `model.json` stores it.
+        learned_wiring: Vec<Vec<u32>>,
         /// The encoder of its inputs.
         encoder: Encoder,
-        /// The settings it trained with.
-        relaxed: RelaxedParams,
-        /// Cross-entropy per epoch.
-        losses: Vec<f64>,
-        /// The teacher it was distilled from.
+        /// The teacher the networks were distilled from.
         teacher: Option<crate::train::TeacherReport>,
     },
     /// A fixed-point ring model (`--domain poly`).
@@ -110,6 +108,24 @@ pub enum TrainedModel {
         /// Test examples.
         test: Examples,
     },
+}
+
+/// One relaxed network of a run: its logits and the Boolean network they discretise into.
+pub struct RelaxedMember {
+    /// The relaxed network.
+    pub net: RelaxedNet,
+    /// Its trained logits.
+    pub logits: Vec<f32>,
+    /// The settings it trained with (its seed: the run's plus its place).
+    pub relaxed: RelaxedParams,
+    /// Cross-entropy per epoch.
+    pub losses: Vec<f64>,
+    /// The Boolean network of the discretised logits.
+    pub discrete: Network,
+    /// Its parameters (before any don't-care is filled).
+    pub params: Vec<bool>,
+    /// A boosted run's: the training and test accuracy of this network's circuit alone.
+    pub alone: Option<(Option<f64>, Option<f64>)>,
 }
 
 /// What [`train`] produced.
@@ -206,17 +222,17 @@ impl Trained {
                 vote_weights: net.vote_weights.clone(),
             }
             .write(path)?,
-            TrainedModel::Relaxed { spec, net, logits, params, encoder, .. } => ModelFile {
+            TrainedModel::Relaxed { discrete, params, learned_wiring, encoder, .. } => ModelFile {
                 format_version: FORMAT_VERSION,
                 dataset: self.dataset.clone(),
-                spec: spec.discrete.to_string(),
+                spec: discrete.spec.to_string(),
                 seed: cfg.seed,
                 n_inputs: encoder.n_bits(),
                 class_names: self.class_names.clone(),
                 encoder: encoder.clone(),
                 optimizer: "relaxed-adam".into(),
                 params: params_to_hex(params),
-                learned_wiring: net.learned_wiring(logits),
+                learned_wiring: learned_wiring.clone(),
                 vote_weights: None,
             }
             .write(path)?,
@@ -540,85 +556,130 @@ pub fn train(
             let entries =
                 crate::learn::param_count(spec.discrete, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
             if entries <= crate::learn::MAX_PARAMS {
-                check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20)?;
+                check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20 * r.boost as u64)?;
             }
-            let net = RelaxedNet::build(spec, encoder.n_bits(), n_classes, cfg.seed)?;
-            let local = |flag: &str, radius: Option<usize>| match (radius, data.grid) {
-                (None, _) => Ok(None),
-                (Some(radius), Some(grid)) => Ok(Some((grid, radius))),
-                (Some(_), None) => Err(PipelineError::Invalid(format!(
-                    "{flag} applies to image data (fashion-mnist, an IDX directory), not {}",
-                    cfg.data
-                ))),
-            };
-            let hidden_local = local("--hidden-radius", r.hidden_radius)?;
-            let net = match local("--input-radius", r.input_radius)? {
-                None => net.with_input_choice(r.input_candidates, cfg.seed),
-                Some((grid, radius)) => {
-                    net.with_local_input_choice(r.input_candidates, cfg.seed, grid, radius)?
+            let mut members: Vec<RelaxedMember> = Vec::with_capacity(r.boost);
+            // The summed class counts of the members so far on each training example.
+            let mut votes: Option<Vec<u32>> = None;
+            let (mut teacher, mut soft_targets) = (None, None);
+            let (mut stop, mut epoch_seconds) = (None, Vec::new());
+            for m in 0..r.boost {
+                let seed = cfg.seed.wrapping_add(m as u64);
+                let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), n_classes), data, seed)?;
+                let p = RelaxedParams {
+                    epochs: cfg.epochs,
+                    batch: r.batch,
+                    lr: r.lr,
+                    tau: r.tau.unwrap_or_else(|| default_tau(&net)),
+                    seed,
+                    residual: r.residual,
+                    cosine: r.cosine,
+                    hard_choice_epochs: r.hard_choice_epochs,
+                    hard_gate_epochs: r.hard_gate_epochs,
+                    narrow_after: r.narrow_after,
+                    narrow_to: r.narrow_candidates.unwrap_or(0),
+                    straight_through_choice: r.straight_through_choice,
+                };
+                // Logits with Adam's moments, gradients and copies; each node's activations
+                // and adjoints over a batch; the batch's inputs as floats; the encoded data;
+                // the members trained before.
+                let (logits, nodes) = (net.n_logits() as u64, net.n_nodes() as u64);
+                let batch = p.batch.min(train.labels.len().max(1)) as u64;
+                let need = logits * 20
+                    + nodes * batch * 32
+                    + net.network.circuit.n_args() as u64 * batch * 8
+                    + bits_bytes(&x_train)
+                    + bits_bytes(&x_test)
+                    + logits * 8 * m as u64;
+                check_memory(cfg, &format!("training {}", r.spec), need)?;
+                if let (Some((t, weight)), None) = (&r.teacher, &teacher) {
+                    // Trained afresh on a resume too: the same seed gives the same targets.
+                    let (examples, _) = smooth_examples(data, train, test)?;
+                    assert_eq!(examples.labels, train.labels, "the teacher sees the relaxed run's examples");
+                    let t = crate::train::TeacherParams { seed: cfg.seed, ..t.clone() };
+                    let targets = crate::train::teacher_targets(&t, &examples, |epoch, epochs, line| {
+                        on_epoch(&EpochProgress { epoch, epochs, line, teacher: true });
+                    })
+                    .map_err(|e| PipelineError::Invalid(format!("--teacher {}: {e}", t.spec)))?;
+                    soft_targets = Some((targets.probs, *weight));
+                    teacher = Some(crate::train::TeacherReport {
+                        params: t,
+                        weight: *weight,
+                        train_accuracy: targets.train_accuracy,
+                        seconds: targets.seconds,
+                    });
+                }
+                let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
+                if let Some((probs, weight)) = &soft_targets {
+                    rule = rule.with_soft_targets(probs.clone(), *weight);
+                }
+                if let Some(v) = &votes {
+                    rule = rule
+                        .with_score_offsets(v.iter().map(|&c| c as f32 * r.boost_scale / p.tau).collect());
+                }
+                // `--time-limit` bounds the members' epochs together.
+                let spent = Duration::from_secs_f64(epoch_seconds.iter().sum());
+                let member_trainer = Trainer::new()
+                    .epochs(cfg.epochs)
+                    .seed(seed)
+                    .time_limit(cfg.time_limit.map(|t| Duration::from_secs_f64(t).saturating_sub(spent)));
+                let mut progress = |e: &EpochProgress| match r.boost {
+                    1 => on_epoch(e),
+                    n => on_epoch(&EpochProgress {
+                        line: format!("network {}/{n}: {}", m + 1, e.line),
+                        ..e.clone()
+                    }),
+                };
+                let report = run_rule(&member_trainer, &mut rule, &ckpt, resume, &mut progress)?;
+                let logits = rule.logits();
+                drop(rule);
+                let mut member = RelaxedMember {
+                    relaxed: p,
+                    losses: report.history.iter().map(|h| h.loss).collect(),
+                    alone: None,
+                    discrete: net.discrete_network(&logits),
+                    params: net.discretise(&logits),
+                    net,
+                    logits,
+                };
+                if r.boost > 1 {
+                    // The member's circuit as the merged model holds it: don't-cares filled.
+                    let (circuit, mut params) = (&member.discrete, member.params.clone());
+                    fill_dont_cares(cfg, circuit, &mut params, &encoder, &x_train);
+                    let score = |x: &BitMatrix, labels: &[u32]| {
+                        (!labels.is_empty()).then(|| accuracy(&predict(circuit, &params, x), labels))
+                    };
+                    member.alone = Some((score(&x_train, &train.labels), score(&x_test, &test.labels)));
+                    let out = crate::learn::predict::forward(&circuit.circuit, &params, &x_train);
+                    let counts = circuit.spec.head.scores(&out, n_classes);
+                    match &mut votes {
+                        None => votes = Some(counts),
+                        Some(v) => v.iter_mut().zip(counts).for_each(|(v, c)| *v += c),
+                    }
+                }
+                members.push(member);
+                epoch_seconds.extend(report.epoch_seconds);
+                let timed_out = matches!(report.stop, StopReason::TimeLimit { .. });
+                stop = Some(report.stop);
+                if timed_out {
+                    break;
+                }
+            }
+            let (discrete, params, learned_wiring) = match members.as_slice() {
+                [one] => (one.discrete.clone(), one.params.clone(), one.net.learned_wiring(&one.logits)),
+                _ => {
+                    let parts: Vec<(Network, Vec<bool>)> =
+                        members.iter().map(|m| (m.discrete.clone(), m.params.clone())).collect();
+                    let (net, params) = crate::learn::side_by_side(&parts)?;
+                    let layers = net.layers.as_ref().map_or(&[][..], |l| &l.layers[..]);
+                    let wiring = layers.iter().map(|l| l.sources.clone()).collect();
+                    (net, params, wiring)
                 }
             };
-            let net = net.with_hidden_choice(r.hidden_candidates, cfg.seed, hidden_local)?;
-            let p = RelaxedParams {
-                epochs: cfg.epochs,
-                batch: r.batch,
-                lr: r.lr,
-                tau: r.tau.unwrap_or_else(|| default_tau(&net)),
-                seed: cfg.seed,
-                residual: r.residual,
-                cosine: r.cosine,
-                hard_choice_epochs: r.hard_choice_epochs,
-                hard_gate_epochs: r.hard_gate_epochs,
-                narrow_after: r.narrow_after,
-                narrow_to: r.narrow_candidates.unwrap_or(0),
-                straight_through_choice: r.straight_through_choice,
-            };
-            // Logits with Adam's moments, gradients and copies; each node's activations and
-            // adjoints over a batch; the batch's inputs as floats; the encoded data.
-            let (logits, nodes) = (net.n_logits() as u64, net.n_nodes() as u64);
-            let batch = p.batch.min(train.labels.len().max(1)) as u64;
-            let need = logits * 20
-                + nodes * batch * 32
-                + net.network.circuit.n_args() as u64 * batch * 8
-                + bits_bytes(&x_train)
-                + bits_bytes(&x_test);
-            check_memory(cfg, &format!("training {}", r.spec), need)?;
-            let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
-            let mut teacher = None;
-            if let Some((t, weight)) = &r.teacher {
-                // Trained afresh on a resume too: the same seed gives the same targets.
-                let (examples, _) = smooth_examples(data, train, test)?;
-                assert_eq!(examples.labels, train.labels, "the teacher sees the relaxed run's examples");
-                let t = crate::train::TeacherParams { seed: cfg.seed, ..t.clone() };
-                let targets = crate::train::teacher_targets(&t, &examples, |epoch, epochs, line| {
-                    on_epoch(&EpochProgress { epoch, epochs, line, teacher: true });
-                })
-                .map_err(|e| PipelineError::Invalid(format!("--teacher {}: {e}", t.spec)))?;
-                rule = rule.with_soft_targets(targets.probs, *weight);
-                teacher = Some(crate::train::TeacherReport {
-                    params: t,
-                    weight: *weight,
-                    train_accuracy: targets.train_accuracy,
-                    seconds: targets.seconds,
-                });
-            }
-            let report = run_rule(&trainer, &mut rule, &ckpt, resume, on_epoch)?;
-            let logits = rule.logits();
-            let params = net.discretise(&logits);
-            let discrete = net.discrete_network(&logits);
-            let losses = report.history.iter().map(|h| h.loss).collect();
-            let model = TrainedModel::Relaxed {
-                spec,
-                net: Box::new(net),
-                logits,
-                discrete,
-                params,
-                encoder,
-                relaxed: p,
-                losses,
-                teacher,
-            };
-            (model, report.stop, report.epoch_seconds, Some((x_train, x_test)))
+            let model =
+                TrainedModel::Relaxed { spec, members, discrete, params, learned_wiring, encoder, teacher };
+            let stop = stop.expect("at least one network trains");
+            (model, stop, epoch_seconds, Some((x_train, x_test)))
         }
         ModelConfig::Smooth(s) => {
             let (train_x, test_x) = smooth_examples(data, train, test)?;
@@ -647,28 +708,16 @@ pub fn train(
     };
     let (x_train, x_test) = x.unzip();
     let mut model = model;
-    let input_care = match &mut model {
+    let (input_care, data_care) = match (&mut model, &x_train) {
         // The hardware trainer's parameters stay exactly what the exported trainer computes.
-        TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. } => None,
-        TrainedModel::Bool { net, params, encoder, .. }
-        | TrainedModel::Relaxed { discrete: net, params, encoder, .. } => {
-            fill_first_layer(net, params, encoder)
-        }
-        TrainedModel::Smooth { .. } | TrainedModel::Poly { .. } => None,
+        (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => (None, None),
+        (
+            TrainedModel::Bool { net, params, encoder, .. }
+            | TrainedModel::Relaxed { discrete: net, params, encoder, .. },
+            Some(x),
+        ) => fill_dont_cares(cfg, net, params, encoder, x),
+        _ => (None, None),
     };
-    // After the encoder's: the training examples' don't-cares include them.
-    let data_care =
-        match (&mut model, &x_train) {
-            _ if cfg.care_set == super::config::CareSet::Encoder => None,
-            (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => None,
-            (
-                TrainedModel::Bool { net, params, .. } | TrainedModel::Relaxed { discrete: net, params, .. },
-                Some(x),
-            ) => net.layers.as_ref().filter(|l| l.n_params() == params.len()).map(|layers| {
-                fill_data_dont_cares(layers, params, x, cfg.care_set.min_examples(x.examples()))
-            }),
-            _ => None,
-        };
     Ok(Trained {
         model,
         input_care,
@@ -703,6 +752,56 @@ fn smooth_examples(
         }
         None => (Examples::from_dataset(train).map_err(bad)?, Examples::from_dataset(test).map_err(bad)?),
     })
+}
+
+/// The don't-cares of `cfg`'s care set filled into the tables of `net` (a LUT network):
+/// the encoder's ([`fill_first_layer`]), then, unless the care set is the encoder's
+/// alone, the entries too few of the training examples `x_train` reach
+/// ([`fill_data_dont_cares`], which sees the examples' don't-cares including the
+/// encoder's). Each table is filled on its own, so a network's tables fill the same
+/// whether it stands alone or beside others. Returns what each fill changed.
+fn fill_dont_cares(
+    cfg: &TrainConfig,
+    net: &Network,
+    params: &mut [bool],
+    encoder: &Encoder,
+    x_train: &BitMatrix,
+) -> (Option<CareFill>, Option<CareFill>) {
+    let input = fill_first_layer(net, params, encoder);
+    let data = match net.layers.as_ref().filter(|l| l.n_params() == params.len()) {
+        Some(layers) if cfg.care_set != super::config::CareSet::Encoder => {
+            Some(fill_data_dont_cares(layers, params, x_train, cfg.care_set.min_examples(x_train.examples())))
+        }
+        _ => None,
+    };
+    (input, data)
+}
+
+/// The relaxed network of `r` over `n_inputs` bits with its wiring and choices drawn
+/// from `seed`.
+fn relaxed_net(
+    cfg: &TrainConfig,
+    r: &super::config::RelaxedConfig,
+    spec: RelaxedSpec,
+    (n_inputs, n_classes): (usize, usize),
+    data: &TrainData,
+    seed: u64,
+) -> Result<RelaxedNet, PipelineError> {
+    let net = RelaxedNet::build(spec, n_inputs, n_classes, seed)?;
+    let local = |flag: &str, radius: Option<usize>| match (radius, data.grid) {
+        (None, _) => Ok(None),
+        (Some(radius), Some(grid)) => Ok(Some((grid, radius))),
+        (Some(_), None) => Err(PipelineError::Invalid(format!(
+            "{flag} applies to image data (fashion-mnist, an IDX directory), not {}",
+            cfg.data
+        ))),
+    };
+    let hidden_local = local("--hidden-radius", r.hidden_radius)?;
+    let net = match local("--input-radius", r.input_radius)? {
+        None => net.with_input_choice(r.input_candidates, seed),
+        Some((grid, radius)) => net.with_local_input_choice(r.input_candidates, seed, grid, radius)?,
+    };
+    Ok(net.with_hidden_choice(r.hidden_candidates, seed, hidden_local)?)
 }
 
 /// The encoder's don't-cares filled into the first layer's tables of `net`
@@ -826,7 +925,7 @@ pub fn metrics(
             "gates": net.circuit.n_gates(),
             "params": net.n_params(),
         }),
-        TrainedModel::Relaxed { spec, net, encoder, .. } => json!({
+        TrainedModel::Relaxed { spec, members, encoder, .. } => json!({
             "dataset": trained.dataset,
             "domain": "relaxed",
             "model": spec.to_string(),
@@ -837,8 +936,8 @@ pub fn metrics(
             "seed": cfg.seed,
             "encoding": encoding_text(encoder.encoding()),
             "input_bits": encoder.n_bits(),
-            "gates": net.n_nodes(),
-            "params": net.n_logits(),
+            "gates": members.iter().map(|m| m.net.n_nodes()).sum::<usize>(),
+            "params": members.iter().map(|m| m.net.n_logits()).sum::<usize>(),
         }),
         TrainedModel::Smooth { model, .. } => {
             let ModelConfig::Smooth(s) = &cfg.model else {
@@ -929,28 +1028,68 @@ pub fn metrics(
         TrainedModel::Bool { init: Some((file, before)), .. } => {
             o.insert("init".into(), json!({ "model": file, "test_accuracy": before }));
         }
-        TrainedModel::Relaxed { spec, net, logits, relaxed, losses, teacher, .. } => {
+        TrainedModel::Relaxed { spec, members, discrete, teacher, .. } => {
             let (xtr, xte) = (trained.x_train.as_ref(), trained.x_test.as_ref());
-            let soft = |x: Option<&BitMatrix>, labels: &[u32]| {
-                x.filter(|_| !labels.is_empty()).map(|x| accuracy(&net.soft_predict(logits, x), labels))
+            // A network's figures: its relaxed accuracies, live gates, settings and losses.
+            let figures = |m: &RelaxedMember| {
+                let soft = |x: Option<&BitMatrix>, labels: &[u32]| {
+                    x.filter(|_| !labels.is_empty())
+                        .map(|x| accuracy(&m.net.soft_predict(&m.logits, x), labels))
+                };
+                let mut f = serde_json::Map::new();
+                f.insert("relaxed_train_accuracy".into(), json!(soft(xtr, &trained.train_labels)));
+                f.insert("relaxed_test_accuracy".into(), json!(soft(xte, &trained.test_labels)));
+                f.insert("live_gates".into(), json!(m.net.live_nodes(&m.logits)));
+                f.insert("relaxed".into(), serde_json::to_value(m.relaxed).unwrap_or(Value::Null));
+                f.insert("loss_history".into(), json!(m.losses));
+                f
             };
-            o.insert("relaxed_model".into(), json!(spec.to_string()));
-            o.insert("discrete_model".into(), json!(spec.discrete.to_string()));
-            o.insert("relaxed_train_accuracy".into(), json!(soft(xtr, &trained.train_labels)));
-            o.insert("relaxed_test_accuracy".into(), json!(soft(xte, &trained.test_labels)));
-            o.insert("input_candidates".into(), json!(net.input_candidates()));
+            // One network's figures sit among the run's (in this order); a boosted run's
+            // are in `boost.members`.
             let ModelConfig::Relaxed(r) = &cfg.model else {
                 unreachable!("a relaxed model has a relaxed config")
             };
+            let mut one = if r.boost == 1 { figures(&members[0]) } else { serde_json::Map::new() };
+            let mut take = |o: &mut serde_json::Map<String, Value>, key: &str| {
+                if let Some(v) = one.remove(key) {
+                    o.insert(key.into(), v);
+                }
+            };
+            o.insert("relaxed_model".into(), json!(spec.to_string()));
+            o.insert("discrete_model".into(), json!(discrete.spec.to_string()));
+            take(o, "relaxed_train_accuracy");
+            take(o, "relaxed_test_accuracy");
+            o.insert("input_candidates".into(), json!(members[0].net.input_candidates()));
             o.insert("input_radius".into(), json!(r.input_radius));
             o.insert("hidden_candidates".into(), json!(r.hidden_candidates));
             o.insert("hidden_radius".into(), json!(r.hidden_radius));
-            o.insert("live_gates".into(), json!(net.live_nodes(logits)));
-            o.insert("relaxed".into(), serde_json::to_value(relaxed).unwrap_or(Value::Null));
+            let live: usize = members.iter().map(|m| m.net.live_nodes(&m.logits)).sum();
+            o.insert("live_gates".into(), json!(live));
+            take(o, "relaxed");
+            if r.boost > 1 {
+                let networks: Vec<Value> = members
+                    .iter()
+                    .map(|m| {
+                        let mut f = figures(m);
+                        let (train, test) = m.alone.unwrap_or_default();
+                        f.insert("seed".into(), json!(m.relaxed.seed));
+                        f.insert("train_accuracy".into(), json!(train));
+                        f.insert("test_accuracy".into(), json!(test));
+                        Value::Object(f)
+                    })
+                    .collect();
+                let boost = json!({
+                    "networks": r.boost,
+                    "trained": members.len(),
+                    "scale": r.boost_scale,
+                    "members": networks,
+                });
+                o.insert("boost".into(), boost);
+            }
             if let Some(t) = teacher {
                 o.insert("teacher".into(), serde_json::to_value(t).unwrap_or(Value::Null));
             }
-            o.insert("loss_history".into(), json!(losses));
+            take(o, "loss_history");
         }
         _ => {}
     }

@@ -187,6 +187,9 @@ pub struct RelaxedRule<'a> {
     /// Distillation: a teacher's class probabilities per training example (row-major,
     /// `classes` per example) and their weight `w` in each target, `(1 - w) one_hot + w p`.
     soft_targets: Option<(Vec<f32>, f32)>,
+    /// Boosting: offsets added to each training example's class scores (row-major,
+    /// `classes` per example), the earlier members' scaled counts.
+    score_offsets: Option<Vec<f32>>,
 }
 
 impl<'a> RelaxedRule<'a> {
@@ -214,12 +217,28 @@ impl<'a> RelaxedRule<'a> {
             steps: 0,
             chosen: net.clone(),
             wiring: trained.wiring(),
-            step: step_circuit(&trained.circuit_with(p.tau, false, p.straight_through_choice)),
+            step: step_circuit(&trained.circuit_with(p.tau, false, p.straight_through_choice), false),
             reachable,
             prune: true,
             ce: loss::softmax_cross_entropy_map(),
             soft_targets: None,
+            score_offsets: None,
         }
+    }
+
+    /// The rule learning with `offsets` added to the class scores of each training
+    /// example (one row of `classes` per example) before the loss: boosting, where the
+    /// offsets are the earlier networks' votes, so this network learns what they miss.
+    ///
+    /// # Panics
+    /// If `offsets` is not one row of `classes` per training example.
+    #[must_use]
+    pub fn with_score_offsets(mut self, offsets: Vec<f32>) -> Self {
+        let classes = self.net.network.n_classes;
+        assert_eq!(offsets.len(), self.labels.len() * classes, "one row of offsets per example");
+        self.score_offsets = Some(offsets);
+        self.rebuild();
+        self
     }
 
     /// The rule learning from a teacher as well as from the labels: each example's target
@@ -316,11 +335,10 @@ impl<'a> RelaxedRule<'a> {
         self.reachable = if self.prune { self.chosen.reachable_part() } else { None };
         let net = self.reachable.as_ref().map_or(&self.chosen, |r| &r.net);
         self.wiring = net.wiring();
-        self.step = step_circuit(&net.circuit_with(
-            self.p.tau,
-            self.straight_through,
-            self.p.straight_through_choice,
-        ));
+        self.step = step_circuit(
+            &net.circuit_with(self.p.tau, self.straight_through, self.p.straight_through_choice),
+            self.score_offsets.is_some(),
+        );
     }
 }
 
@@ -377,7 +395,12 @@ impl Rule for RelaxedRule<'_> {
                         row.iter_mut().zip(teacher).for_each(|(t, &p)| *t = (1.0 - w) * *t + w * p);
                     }
                 }
-                let ins: Vec<&Tensor> = params.iter().chain(&self.wiring).chain([&x, &y]).collect();
+                let offsets = self.score_offsets.as_ref().map(|o| {
+                    let rows = idx.iter().flat_map(|&e| &o[e * classes..(e + 1) * classes]);
+                    Tensor::new(vec![idx.len(), classes], rows.copied().collect())
+                });
+                let ins: Vec<&Tensor> =
+                    params.iter().chain(&self.wiring).chain([&x]).chain(&offsets).chain([&y]).collect();
                 let mut out = eval_tensors(&self.step, &ins);
                 let scores = out.pop().expect("scores");
                 let mean = eval_tensors(&self.ce, &[&scores, &y])[0].data()[0];
@@ -525,11 +548,19 @@ fn spread(g: &Tensor, pick: &[u32], like: &Tensor) -> Tensor {
     Tensor::new(like.shape().to_vec(), out)
 }
 
-/// The training step's circuit: inputs the logits, the wiring, the input bits and the
-/// one-hot targets; outputs the gradient of the mean cross-entropy for every logit tensor
-/// (the learner's [`parameter_changes`] at learning rate 1), then the class scores, the
-/// forward pass shared between them.
-fn step_circuit(model: &SmoothCircuit) -> SmoothCircuit {
+/// The training step's circuit: inputs the logits, the wiring, the input bits, with
+/// `offset` the class scores' offsets, and the one-hot targets; outputs the gradient of
+/// the mean cross-entropy for every logit tensor (the learner's [`parameter_changes`] at
+/// learning rate 1), then the class scores (offsets added), the forward pass shared
+/// between them.
+fn step_circuit(model: &SmoothCircuit, offset: bool) -> SmoothCircuit {
+    let offset_model;
+    let model = if offset {
+        offset_model = with_score_offset(model);
+        &offset_model
+    } else {
+        model
+    };
     let n_params = model.n_params();
     let learner = loss::learner(model, &LossKind::SoftmaxCrossEntropy.lens(), 1.0)
         .expect("the relaxed circuit has one output");
@@ -539,6 +570,17 @@ fn step_circuit(model: &SmoothCircuit) -> SmoothCircuit {
     let mut out = b.instantiate(&changes, &ins).expect("inputs of the learner");
     out.extend(b.instantiate(model, &ins[..model.n_inputs()]).expect("inputs of the model"));
     shared(&b.finish(out).expect("a valid circuit"))
+}
+
+/// `model` with one more input after its own, added to its class scores.
+fn with_score_offset(model: &SmoothCircuit) -> SmoothCircuit {
+    let (n_params, n_args) = (model.n_params(), model.n_inputs() - model.n_params());
+    let mut b = CircuitBuilder::<SmoothOp>::new(n_params, n_args + 1);
+    let mut ins = b.params();
+    ins.extend_from_slice(&b.args()[..n_args]);
+    let scores = b.instantiate(model, &ins).expect("inputs of the model");
+    let shifted = b.gate(SmoothOp::Add, &[scores[0], b.arg(n_args)]);
+    shared(&b.finish(vec![shifted]).expect("a valid circuit"))
 }
 
 #[cfg(test)]

@@ -158,7 +158,7 @@ fn straight_through_nodes_are_the_discrete_network() {
             }
         }
         let y = one_hot(&[0, 1, 2].repeat(17)[..50], &idx, 3);
-        let step = step_circuit(&net.circuit_with(1.0, true, StraightThroughChoice::None));
+        let step = step_circuit(&net.circuit_with(1.0, true, StraightThroughChoice::None), false);
         let with_y: Vec<&Tensor> = ins.iter().copied().chain([&y]).collect();
         let grads = eval_tensors(&step, &with_y);
         for g in &grads[..net.layers.len()] {
@@ -214,7 +214,7 @@ fn logit_gradients_match_finite_differences() {
             eval_tensors(c, &ins)
         };
         let n_tensors = model.n_params();
-        let g: Vec<f32> = with(&logits, &step_circuit(&model), &[&x, &y])[..n_tensors]
+        let g: Vec<f32> = with(&logits, &step_circuit(&model, false), &[&x, &y])[..n_tensors]
             .iter()
             .flat_map(|t| t.data().to_vec())
             .collect();
@@ -482,7 +482,7 @@ fn straight_through_choices_read_the_heaviest_candidates() {
         let want = scores(&fixed, &logits[..tables], None);
         assert_eq!(scores(net, &logits, covering).data(), want.data(), "{covering:?}");
         assert_ne!(scores(net, &logits, None).data(), want.data(), "a soft choice is a mixture");
-        let step = step_circuit(&net.circuit_with(1.0, false, covering));
+        let step = step_circuit(&net.circuit_with(1.0, false, covering), false);
         let ins = ins(net, &logits);
         let grads = eval_tensors(&step, &ins.iter().chain([&y]).collect::<Vec<_>>());
         for g in &grads[net.layers.len()..net.layers.len() + net.choices.iter().flatten().count()] {
@@ -574,4 +574,41 @@ fn a_hidden_choice_starts_on_its_seeded_source() {
     for w in hidden.chunks_exact(3) {
         assert_eq!(w, [1.5, 0.0, 0.0]);
     }
+}
+
+/// Score offsets (boosting) enter the loss: zero offsets train exactly as none; offsets
+/// far in favour of each example's class leave nothing to learn (the loss near 0, every
+/// example right, the logits near where they started); the same offsets against the
+/// class make the loss large.
+#[test]
+fn score_offsets_shift_the_loss_and_nothing_else() {
+    let (rows, n, classes) = (24, 300, 3);
+    let x = random_inputs(rows, n, 5);
+    let labels: Vec<u32> = (0..n as u32).map(|e| e * 7 % 3).collect();
+    let spec = RelaxedSpec::parse("lut:3:30x2", classes).unwrap();
+    let net = RelaxedNet::build(spec, rows, classes, 2).unwrap();
+    let p = RelaxedParams { epochs: 2, batch: 64, lr: 0.05, tau: 2.0, ..RelaxedParams::default() };
+    let run = |offsets: Option<Vec<f32>>| {
+        let mut rule = RelaxedRule::new(&net, &x, &labels, p);
+        if let Some(o) = offsets {
+            rule = rule.with_score_offsets(o);
+        }
+        let report = super::super::Trainer::new().epochs(2).seed(0).run(&mut rule, None, |_| {}).unwrap();
+        (rule.logits(), report.history)
+    };
+    let toward = |w: f32| -> Vec<f32> {
+        labels.iter().flat_map(|&l| (0..classes as u32).map(move |c| if c == l { w } else { 0.0 })).collect()
+    };
+    let (plain, plain_history) = run(None);
+    let (zero, zero_history) = run(Some(vec![0.0; n * classes]));
+    assert_eq!(zero, plain);
+    assert_eq!(zero_history[1].loss, plain_history[1].loss);
+    let (helped, helped_history) = run(Some(toward(40.0)));
+    assert!(helped_history[1].loss < 1e-6, "{}", helped_history[1].loss);
+    assert_eq!(helped_history[1].running_accuracy, 1.0);
+    let init = net.init(p.seed, p.residual);
+    let moved = |l: &[f32]| l.iter().zip(&init).map(|(a, b)| (a - b).abs()).sum::<f32>();
+    assert!(moved(&helped) < moved(&plain) / 100.0, "{} vs {}", moved(&helped), moved(&plain));
+    let (_, hindered_history) = run(Some(toward(-40.0)));
+    assert!(hindered_history[1].loss > 10.0, "{}", hindered_history[1].loss);
 }

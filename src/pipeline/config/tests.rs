@@ -283,8 +283,14 @@ fn vote_weights_apply_to_boolean_groupsum_heads() {
 
 #[test]
 fn each_kind_of_run_refuses_the_options_of_the_others() {
-    let relaxed =
-        [("tau", "5.0"), ("narrow-after", "2"), ("teacher-temperature", "3.0"), ("teacher-epochs", "4")];
+    let relaxed = [
+        ("tau", "5.0"),
+        ("narrow-after", "2"),
+        ("teacher-temperature", "3.0"),
+        ("teacher-epochs", "4"),
+        ("boost", "2"),
+        ("boost-scale", "0.5"),
+    ];
     let votes = [("margin", "2.0"), ("rewire-min-examples", "8"), ("counter-bits", "6")];
     let boolean = [("vote-weights", "true"), ("file-order", "true")];
     let runs = [
@@ -302,4 +308,26 @@ fn each_kind_of_run_refuses_the_options_of_the_others() {
             refused(&format!("{run}\n{key} = {value}"), &format!("--{key}"));
         }
     }
+}
+
+#[test]
+fn boosting_is_checked_before_any_work() {
+    let relaxed = "domain = \"relaxed\"\nmodel = \"lut:4:8x2\"\n";
+    let c = resolve(&format!("{relaxed}boost = 3\nboost-scale = 0.5")).unwrap();
+    let ModelConfig::Relaxed(r) = c.model else { panic!("{c:?}") };
+    assert_eq!((r.boost, r.boost_scale), (3, 0.5));
+    let ModelConfig::Relaxed(r) = resolve(relaxed).unwrap().model else { panic!("relaxed") };
+    assert_eq!((r.boost, r.boost_scale), (1, 0.25));
+    for (toml, option) in [
+        ("boost = 0", "--boost"),
+        ("boost = 17", "--boost"),
+        ("boost-scale = 0.5", "--boost-scale"),
+        ("boost = 1\nboost-scale = 0.5", "--boost-scale"),
+        ("boost = 2\nboost-scale = 0.0", "--boost-scale"),
+        ("boost = 2\nboost-scale = nan", "--boost-scale"),
+        ("boost = 2\ncheckpoint-every = 1", "--checkpoint-every"),
+    ] {
+        refused(&format!("{relaxed}{toml}"), option);
+    }
+    assert!(resolve(&format!("{relaxed}boost = 2\ncheckpoint-every = 0")).is_ok());
 }
