@@ -9,7 +9,9 @@
 mod common;
 
 use common::circuitlearn;
-use common::pinned::{IRIS_DEFAULT, Pinned, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a};
+use common::pinned::{
+    IRIS_DEFAULT, Pinned, RELAXED_BOOSTED, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a,
+};
 use std::path::Path;
 
 fn data(file: &str) -> String {
@@ -49,6 +51,7 @@ fn an_iwls_pla_run_is_pinned() {
 fn a_short_relaxed_run_is_pinned() {
     assert_recipe(&RELAXED_GATES);
     assert_recipe(&RELAXED_PHASES);
+    assert_recipe(&RELAXED_BOOSTED);
 }
 
 #[test]
@@ -170,6 +173,20 @@ fn the_fashion_mnist_small_recipe_is_pinned() {
         (7_000, 2_033, (6_458, 478)),
         "{data:?}"
     );
+}
+
+/// Two networks of the recipe boosted (`fashion-mnist-boosted`, 2026-12-05): the first is
+/// `fashion-mnist-small`'s (the same figures alone), the second trains on its counts; one
+/// model holds both.
+#[test]
+fn the_fashion_mnist_boosted_recipe_is_pinned() {
+    use circuitlearn::pipeline::TrainedModel;
+    let toml = format!("preset = \"fashion-mnist-boosted\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    let trained = assert_pinned_pipeline("fashion-mnist-boosted", &toml, 2_109_266, 0x2635_7e02_fbe2_dd09);
+    let TrainedModel::Relaxed { members, discrete, .. } = &trained.model else { panic!("a relaxed model") };
+    assert_eq!(discrete.spec.to_string(), "lut:4:12000x2:2000,groupsum:10");
+    let seeds: Vec<u64> = members.iter().map(|m| m.relaxed.seed).collect();
+    assert_eq!(seeds, [0, 1]);
 }
 
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set

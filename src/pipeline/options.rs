@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TrainOptions {
     /// A named recipe (`train --list-presets`) under the other options: fashion-mnist,
-    /// fashion-mnist-small, fashion-mnist-rda; `none` for no preset [default: fashion-mnist for --data
+    /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-rda; `none` for no preset
+    /// [default: fashion-mnist for --data
     /// fashion-mnist with no --model, --optimizer, --domain or --init; fashion-mnist-rda
     /// for --data fashion-mnist with a Boolean --optimizer and no --model].
     #[arg(long)]

@@ -76,3 +76,27 @@ pub const SMOOTH_MLP: Pinned = Pinned {
     len: 1759,
     hash: 0xd056_afcd_bc52_c536,
 };
+
+/// Boosting: two relaxed LUT networks with learned wiring, the second on the first one's
+/// counts, written as one network.
+pub const RELAXED_BOOSTED: Pinned = Pinned {
+    what: "relaxed LUTs, boosted pair",
+    args: &[
+        "--data",
+        "iris",
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:3:16x2:6",
+        "--input-candidates",
+        "4",
+        "--hidden-candidates",
+        "4",
+        "--boost",
+        "2",
+        "--epochs",
+        "3",
+    ],
+    len: 3239,
+    hash: 0x5dce_c360_1aeb_d62d,
+};
