@@ -264,6 +264,12 @@ class RelaxedGateClassifier(_CircuitClassifier):
         Which learned choices read each input's heaviest candidate from the first epoch,
         learning through the softmax, instead of the mixture of the candidates
         ("hidden": the layers after the first; needs ``hidden_candidates`` >= 2).
+    boost : int or None (1)
+        Networks trained one after another, each later one with the earlier ones'
+        circuit counts added to its class scores; the circuit sums all their votes
+        (``--boost``; network ``m`` uses seed ``random_state + m``).
+    boost_scale : float or None (0.25)
+        Weight of the earlier networks' counts (``--boost-scale``; needs ``boost`` >= 2).
     encoding, passes, time_limit, random_state, n_jobs
         As for :class:`LUTClassifier` (``passes`` must preserve the function).
     """
@@ -281,6 +287,8 @@ class RelaxedGateClassifier(_CircuitClassifier):
         "hard_gate_epochs",
         "hard_choice_epochs",
         "straight_through_choice",
+        "boost",
+        "boost_scale",
         "encoding",
         "passes",
         "time_limit",
@@ -300,6 +308,8 @@ class RelaxedGateClassifier(_CircuitClassifier):
         hard_gate_epochs=None,
         hard_choice_epochs=None,
         straight_through_choice=None,
+        boost=None,
+        boost_scale=None,
         encoding="thermometer:8",
         passes=None,
         time_limit=None,
@@ -318,6 +328,8 @@ class RelaxedGateClassifier(_CircuitClassifier):
         self.hard_gate_epochs = hard_gate_epochs
         self.hard_choice_epochs = hard_choice_epochs
         self.straight_through_choice = straight_through_choice
+        self.boost = boost
+        self.boost_scale = boost_scale
         self.encoding = encoding
         self.passes = passes
         self.time_limit = time_limit

@@ -27,6 +27,8 @@ def write_csv(path, X, y):
         (RelaxedGateClassifier, "gates:24x2",
          ["--domain", "relaxed", "--lr", "0.05", "--input-candidates", "4", "--hidden-candidates", "3",
           "--straight-through-choice", "hidden"]),
+        (RelaxedGateClassifier, "gates:24x2",
+         ["--domain", "relaxed", "--lr", "0.05", "--boost", "2", "--boost-scale", "0.5"]),
     ],
 )
 def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small, tmp_path):
@@ -50,6 +52,9 @@ def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small
             params["hidden_candidates"] = 3
         if "--straight-through-choice" in flags:
             params["straight_through_choice"] = "hidden"
+        if "--boost" in flags:
+            params["boost"] = 2
+            params["boost_scale"] = 0.5
     clf = cls(**params).fit(X, y)
     (tmp_path / "python").mkdir()
     mine = tmp_path / "python" / "classifier.aig"

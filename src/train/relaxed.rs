@@ -3,7 +3,9 @@
 //! ([`RelaxedNet::circuit`]). The changes of the trained network during a run are
 //! [`Phase`]s of a [`Schedule`] fixed before the run, each starting at an epoch:
 //! narrowing the input choice to the heaviest candidates, fixing it (hard choice), and
-//! computing with each node's discretised table (straight-through).
+//! computing with each node's discretised table (straight-through). Its targets may mix in
+//! a teacher's probabilities (distillation), and its class scores may start from offsets
+//! (boosting: the earlier networks' votes, [`RelaxedRule::with_score_offsets`]).
 //!
 //! Deterministic for a given seed whatever the thread count: every kernel sums in an
 //! order fixed by the data (see [`smooth::lut`](crate::smooth::lut)).
