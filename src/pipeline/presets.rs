@@ -25,6 +25,31 @@ impl Preset {
     }
 }
 
+/// The `fashion-mnist-small` recipe, which `fashion-mnist-boosted` trains twice.
+macro_rules! fashion_mnist_small {
+    () => {
+        r#"data = "fashion-mnist"
+domain = "relaxed"
+model = "lut:4:6000x2:1000"
+encoding = "uniform:63"
+epochs = 12
+lr = 0.1
+lr-schedule = "cosine"
+tau = 5.0
+residual = 2.0
+input-candidates = 32
+input-radius = 2
+hidden-candidates = 8
+straight-through-choice = "hidden"
+narrow-candidates = 4
+narrow-after = 2
+hard-choice-epochs = 3
+hard-gate-epochs = 1
+care-set = "training:0.002"
+"#
+    };
+}
+
 /// Every preset.
 pub const PRESETS: [Preset; 4] = [
     Preset {
@@ -63,25 +88,7 @@ care-set = "training:0.002"
                  0.8880 / 0.8874 on seeds 0-2 at 22.0-22.2K AIG ANDs for the whole classifier \
                  after the default strash,resyn2,fraig (fashion-mnist: 0.8876 / 0.8901 / 0.8882 \
                  at 32.4-32.6K), 4.9K LUT6, 3.5 minutes of training on 2 cores (2026-12-05)",
-        toml: r#"data = "fashion-mnist"
-domain = "relaxed"
-model = "lut:4:6000x2:1000"
-encoding = "uniform:63"
-epochs = 12
-lr = 0.1
-lr-schedule = "cosine"
-tau = 5.0
-residual = 2.0
-input-candidates = 32
-input-radius = 2
-hidden-candidates = 8
-straight-through-choice = "hidden"
-narrow-candidates = 4
-narrow-after = 2
-hard-choice-epochs = 3
-hard-gate-epochs = 1
-care-set = "training:0.002"
-"#,
+        toml: fashion_mnist_small!(),
     },
     Preset {
         name: "fashion-mnist-boosted",
@@ -93,27 +100,7 @@ care-set = "training:0.002"
                  strash,resyn2,fraig (fashion-mnist: 0.8876 / 0.8901 / 0.8882 at 32.5K), 9.8K \
                  LUT6; 0.8983 on validation fold 6/6 at 44,114 ANDs after 464 s of training \
                  on 2 cores for its 50,000 images, so about 9 minutes on all 60,000 (2026-12-05)",
-        toml: r#"data = "fashion-mnist"
-domain = "relaxed"
-model = "lut:4:6000x2:1000"
-encoding = "uniform:63"
-epochs = 12
-lr = 0.1
-lr-schedule = "cosine"
-tau = 5.0
-residual = 2.0
-input-candidates = 32
-input-radius = 2
-hidden-candidates = 8
-straight-through-choice = "hidden"
-narrow-candidates = 4
-narrow-after = 2
-hard-choice-epochs = 3
-hard-gate-epochs = 1
-care-set = "training:0.002"
-boost = 2
-boost-scale = 0.25
-"#,
+        toml: concat!(fashion_mnist_small!(), "boost = 2\nboost-scale = 0.25\n"),
     },
     Preset {
         name: "fashion-mnist-rda",
