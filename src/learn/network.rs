@@ -220,9 +220,9 @@ impl Network {
 /// [`ModelError::Wiring`] if the members differ in spec or input width, have no LUT
 /// layers, no `groupsum` head, or a layer whose LUTs read fewer inputs than the spec
 /// says (a layer below narrower than the fan-in, which the wider network would not be).
-pub fn side_by_side(members: &[(Network, Vec<bool>)]) -> Result<(Network, Vec<bool>), ModelError> {
+pub fn side_by_side(members: &[(&Network, &[bool])]) -> Result<(Network, Vec<bool>), ModelError> {
     let wrong = |why: String| ModelError::Wiring { layer: 0, why };
-    let Some((first, _)) = members.first() else {
+    let Some(&(first, _)) = members.first() else {
         return Err(wrong("no networks to put side by side".into()));
     };
     let (spec, n_classes) = (first.spec, first.n_classes);
@@ -266,7 +266,7 @@ pub fn side_by_side(members: &[(Network, Vec<bool>)]) -> Result<(Network, Vec<bo
                 .collect()
         };
         for (m, j) in order {
-            let (net, p) = &members[m];
+            let (net, p) = members[m];
             let sources = &layers_of(net, first)?.layers[l].sources[j * k..(j + 1) * k];
             // `below` < 2^32: it is a layer's width of a network that was built.
             wiring[l].extend(sources.iter().map(|&s| s + (m * below) as u32));
@@ -494,7 +494,8 @@ mod tests {
                     (net, params)
                 })
                 .collect();
-            let (merged, params) = side_by_side(&members).unwrap();
+            let refs: Vec<(&Network, &[bool])> = members.iter().map(|(n, p)| (n, &p[..])).collect();
+            let (merged, params) = side_by_side(&refs).unwrap();
             assert_eq!(merged.n_params(), members[0].0.n_params() * n, "{text}");
             let wiring: Vec<Vec<u32>> =
                 merged.layers.as_ref().unwrap().layers.iter().map(|l| l.sources.clone()).collect();
@@ -509,13 +510,12 @@ mod tests {
         }
         let spec: ModelSpec = "lut:3:8x2,groupsum:3".parse().unwrap();
         let other: ModelSpec = "lut:3:8x2:6,groupsum:3".parse().unwrap();
-        let net = |spec| {
-            let n = Network::build(spec, 12, 3, 0).unwrap();
-            let p = vec![false; n.n_params()];
-            (n, p)
-        };
-        assert!(side_by_side(&[net(spec), net(other)]).is_err());
-        assert!(side_by_side(&[net("lut:3:8x2,onehot".parse().unwrap())]).is_err());
+        let net = |spec| Network::build(spec, 12, 3, 0).unwrap();
+        let (a, b, onehot) = (net(spec), net(other), net("lut:3:8x2,onehot".parse().unwrap()));
+        let zeros = |n: &Network| vec![false; n.n_params()];
+        let (pa, pb, po) = (zeros(&a), zeros(&b), zeros(&onehot));
+        assert!(side_by_side(&[(&a, &pa[..]), (&b, &pb[..])]).is_err());
+        assert!(side_by_side(&[(&onehot, &po[..])]).is_err());
         assert!(side_by_side(&[]).is_err());
     }
 

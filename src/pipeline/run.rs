@@ -668,8 +668,8 @@ pub fn train(
             let (discrete, params, learned_wiring) = match members.as_slice() {
                 [one] => (one.discrete.clone(), one.params.clone(), one.net.learned_wiring(&one.logits)),
                 _ => {
-                    let parts: Vec<(Network, Vec<bool>)> =
-                        members.iter().map(|m| (m.discrete.clone(), m.params.clone())).collect();
+                    let parts: Vec<(&Network, &[bool])> =
+                        members.iter().map(|m| (&m.discrete, &m.params[..])).collect();
                     let (net, params) = crate::learn::side_by_side(&parts)?;
                     let layers = net.layers.as_ref().map_or(&[][..], |l| &l.layers[..]);
                     let wiring = layers.iter().map(|l| l.sources.clone()).collect();
