@@ -16,6 +16,12 @@ fn train(args: &[&str], dir: &Path) -> std::process::Output {
 /// its first checkpoint is on disk, resumes it, and compares its `model.json` with that
 /// of an uninterrupted run of the same arguments.
 fn check_kill_and_resume(what: &str, args: &[&str]) {
+    check_kill_at("checkpoint.bin", what, args);
+}
+
+/// [`check_kill_and_resume`], killing the run as soon as `file` is in its directory;
+/// returns the resumed run's stderr (its progress lines).
+fn check_kill_at(file: &str, what: &str, args: &[&str]) -> String {
     let d = tempfile::tempdir().unwrap();
     let full = train(&[args, &["--out", "full"]].concat(), d.path());
     assert!(full.status.success(), "{what}: {}", String::from_utf8_lossy(&full.stderr));
@@ -26,7 +32,7 @@ fn check_kill_and_resume(what: &str, args: &[&str]) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let checkpoint = d.path().join("killed/checkpoint.bin");
+    let checkpoint = d.path().join("killed").join(file);
     let t0 = Instant::now();
     while !checkpoint.exists() && t0.elapsed() < Duration::from_secs(600) {
         if child.try_wait().unwrap().is_some() {
@@ -43,6 +49,7 @@ fn check_kill_and_resume(what: &str, args: &[&str]) {
     let a = std::fs::read(d.path().join("full/model.json")).unwrap();
     let b = std::fs::read(d.path().join("killed/model.json")).unwrap();
     assert!(a == b, "{what}: the resumed run's model.json differs");
+    String::from_utf8_lossy(&resumed.stderr).into_owned()
 }
 
 #[test]
@@ -68,6 +75,32 @@ fn relaxed_training_resumes_after_sigkill() {
         "cosine",
     ];
     check_kill_and_resume("relaxed", &args);
+}
+
+/// A boosted run killed in its first network resumes that network; killed once the
+/// first has finished, it starts from the first one's kept state and trains only the
+/// second. Both write the uninterrupted run's `model.json`.
+#[test]
+fn boosted_training_resumes_after_sigkill() {
+    let args = [
+        "--data",
+        "digits",
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:3:256x2:40",
+        "--epochs",
+        "6",
+        "--input-candidates",
+        "4",
+        "--hidden-candidates",
+        "4",
+        "--boost",
+        "2",
+    ];
+    check_kill_and_resume("boosted, first network", &args);
+    let progress = check_kill_at("checkpoint-network-1.bin", "boosted, second network", &args);
+    assert!(!progress.contains("network 1/2"), "the first network trained again:\n{progress}");
 }
 
 #[test]

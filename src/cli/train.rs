@@ -211,6 +211,10 @@ pub(super) fn train_options(
             let p = out.join(name);
             let _ = if p.is_dir() { std::fs::remove_dir_all(&p) } else { std::fs::remove_file(&p) };
         }
+        // A boosted run's finished networks.
+        for m in 0..pipeline::MAX_BOOST {
+            let _ = std::fs::remove_file(out.join(pipeline::member_checkpoint_file(m)));
+        }
         let path = out.join(CONFIG_FILE);
         let text =
             format!("# circuitlearn train: the effective options of this run\n{}", effective.to_toml());
@@ -219,7 +223,7 @@ pub(super) fn train_options(
     }
     let bar = progress(cfg.epochs as u64, quiet, "train");
     if let Some(r) = &resume
-        && !r.exists()
+        && !r.parent().is_some_and(pipeline::has_checkpoint)
     {
         return Err(UsageError(format!(
             "{}: cannot resume: no checkpoint (was the run started with --checkpoint-every?)",
@@ -298,7 +302,7 @@ fn train_as_worker(
     comm: std::rc::Rc<dyn crate::dist::Comm>,
 ) -> anyhow::Result<()> {
     if let Some(r) = resume
-        && !r.exists()
+        && !r.parent().is_some_and(pipeline::has_checkpoint)
     {
         return Err(UsageError(format!("{}: cannot resume: no checkpoint", r.display())).into());
     }

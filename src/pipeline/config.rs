@@ -958,7 +958,7 @@ fn teacher_config(o: &TrainOptions) -> Result<Option<(crate::train::TeacherParam
 }
 
 /// `--boost N` and `--boost-scale S`: N networks of at most [`MAX_BOOST`], the scale
-/// only with two or more, no checkpoints (one holds a single network's state).
+/// only with two or more.
 fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
     let boost = at_least_one("--boost", o.boost.unwrap_or(1))?;
     if boost > MAX_BOOST {
@@ -966,12 +966,6 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
     }
     if boost == 1 && o.boost_scale.is_some() {
         return Err(bad("--boost-scale", "needs --boost 2 or more"));
-    }
-    if boost > 1 && o.checkpoint_every.is_some_and(|n| n > 0) {
-        return Err(bad(
-            "--checkpoint-every",
-            "not with --boost: a checkpoint holds one network, a boosted run trains several",
-        ));
     }
     let scale = positive("--boost-scale", o.boost_scale.unwrap_or(0.25))?;
     Ok((boost, scale as f32))

@@ -30,7 +30,7 @@ pub use classifier::{
     CLASSIFIER_FILE, SavedClassifier, model_fingerprint, saved_classifier, write_classifier,
 };
 pub use config::{
-    BoolConfig, BoolOptimizer, CareSet, ConfigError, Domain, Hardware, ModelConfig, PolyConfig,
+    BoolConfig, BoolOptimizer, CareSet, ConfigError, Domain, Hardware, MAX_BOOST, ModelConfig, PolyConfig,
     RelaxedConfig, SmoothConfig, TrainConfig, encoding_text, implied_preset, parse_encoding,
 };
 pub use hw_trainer::{HwMode, HwTrainCheck, HwTrainError, HwTrainParams, RustRun, check_trainer, rust_run};
@@ -40,7 +40,8 @@ pub use load::load_data;
 pub use options::{OptionsError, TrainOptions};
 pub use presets::{PRESETS, Preset, preset};
 pub use run::{
-    CHECKPOINT_FILE, EpochProgress, Synthesis, Trained, TrainedModel, metrics, run_dir, synthesize, train,
+    CHECKPOINT_FILE, EpochProgress, Synthesis, Trained, TrainedModel, has_checkpoint, member_checkpoint_file,
+    metrics, run_dir, synthesize, train,
 };
 
 use crate::data::{DataError, Dataset};

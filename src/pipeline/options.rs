@@ -340,8 +340,8 @@ pub struct TrainOptions {
     #[arg(short, long, visible_alias = "output")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub out: Option<PathBuf>,
-    /// Write OUT/checkpoint.bin every N epochs (0 = never; `--resume OUT` continues)
-    /// [default: 0].
+    /// Write OUT/checkpoint.bin every N epochs (0 = never; `--resume OUT` continues; with
+    /// --boost also each finished network's OUT/checkpoint-network-M.bin) [default: 0].
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub checkpoint_every: Option<usize>,

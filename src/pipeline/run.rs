@@ -278,10 +278,43 @@ fn bits_bytes(x: &BitMatrix) -> u64 {
     (x.rows() as u64) * (x.words() as u64) * 8
 }
 
-/// Checkpointing of a run: every `every` epochs into `path`.
+/// Checkpointing of a run: every `every` epochs into `path`; a boosted run's network
+/// also leaves its last epoch's state in `finished`, which a resume starts the network
+/// from (so it trains no epoch again).
 pub(super) struct Checkpointing {
     every: usize,
     path: PathBuf,
+    finished: Option<PathBuf>,
+}
+
+/// The file in the run directory that holds the last state of boosted network `m`
+/// (from 0), written when it has finished if the run writes checkpoints.
+#[must_use]
+pub fn member_checkpoint_file(m: usize) -> String {
+    format!("checkpoint-network-{}.bin", m + 1)
+}
+
+/// Whether `dir` holds a checkpoint that `--resume` can continue from: the network in
+/// training's, or a boosted run's first finished network's.
+#[must_use]
+pub fn has_checkpoint(dir: &Path) -> bool {
+    dir.join(CHECKPOINT_FILE).exists() || dir.join(member_checkpoint_file(0)).exists()
+}
+
+/// Where boosted network `m` of a run resumed from `resume` (the run's `checkpoint.bin`)
+/// starts: its finished state if it has one, else `checkpoint.bin` if that was written
+/// by this network (`name`, the rule's name), else afresh.
+fn member_start(resume: Option<&Path>, m: usize, name: &str) -> Option<PathBuf> {
+    let dir = resume?.parent()?;
+    let finished = dir.join(member_checkpoint_file(m));
+    if finished.exists() {
+        return Some(finished);
+    }
+    // One that cannot be read goes to the trainer, which says why.
+    let other = std::fs::read(resume?).ok().and_then(|bytes| {
+        Checkpoint::<crate::train::RelaxedEpoch>::from_bytes(&bytes).ok().filter(|c| c.rule != name)
+    });
+    other.is_none().then(|| resume.map(Path::to_path_buf)).flatten()
 }
 
 /// Runs `rule` with `trainer`, from `resume`'s checkpoint if given, writing checkpoints
@@ -319,6 +352,14 @@ pub(super) fn run_rule<R: Rule>(
             if writer && ckpt.every > 0 && end.epoch().is_multiple_of(ckpt.every) && saved.is_ok() {
                 saved = write_atomic(&ckpt.path, &end.checkpoint().to_bytes())
                     .map_err(|source| PipelineError::Io { path: ckpt.path.display().to_string(), source });
+            }
+            if let Some(path) = &ckpt.finished
+                && writer
+                && end.epoch() == end.epochs()
+                && saved.is_ok()
+            {
+                saved = write_atomic(path, &end.checkpoint().to_bytes())
+                    .map_err(|source| PipelineError::Io { path: path.display().to_string(), source });
             }
         })
         .map_err(|source| PipelineError::Checkpoint {
@@ -382,7 +423,11 @@ pub fn train(
     resume: Option<&Path>,
     on_epoch: &mut dyn FnMut(&EpochProgress),
 ) -> Result<Trained, PipelineError> {
-    let ckpt = Checkpointing { every: cfg.checkpoint_every, path: run_dir(cfg, data).join(CHECKPOINT_FILE) };
+    let ckpt = Checkpointing {
+        every: cfg.checkpoint_every,
+        path: run_dir(cfg, data).join(CHECKPOINT_FILE),
+        finished: None,
+    };
     let trainer = Trainer::new()
         .epochs(cfg.epochs)
         .seed(cfg.seed)
@@ -610,6 +655,9 @@ pub fn train(
                     });
                 }
                 let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
+                if r.boost > 1 {
+                    rule = rule.as_member(m, r.boost);
+                }
                 if let Some((probs, weight)) = &soft_targets {
                     rule = rule.with_soft_targets(probs.clone(), *weight);
                 }
@@ -630,7 +678,21 @@ pub fn train(
                         ..e.clone()
                     }),
                 };
-                let report = run_rule(&member_trainer, &mut rule, &ckpt, resume, &mut progress)?;
+                let report = if r.boost == 1 {
+                    run_rule(&member_trainer, &mut rule, &ckpt, resume, &mut progress)?
+                } else {
+                    let start = member_start(resume, m, &crate::train::Rule::name(&rule));
+                    let finished = run_dir(cfg, data).join(member_checkpoint_file(m));
+                    // A network resumed from its finished state trains no epoch and
+                    // leaves the file as it is.
+                    let write_finished = cfg.checkpoint_every > 0 && start.as_deref() != Some(&finished);
+                    let ckpt = Checkpointing {
+                        every: cfg.checkpoint_every,
+                        path: ckpt.path.clone(),
+                        finished: write_finished.then_some(finished),
+                    };
+                    run_rule(&member_trainer, &mut rule, &ckpt, start.as_deref(), &mut progress)?
+                };
                 let logits = rule.logits();
                 drop(rule);
                 let mut member = RelaxedMember {

@@ -192,6 +192,9 @@ pub struct RelaxedRule<'a> {
     /// Boosting: offsets added to each training example's class scores (row-major,
     /// `classes` per example), the earlier members' scaled counts.
     score_offsets: Option<Vec<f32>>,
+    /// Boosting: this network's number and the run's network count, which its
+    /// checkpoints carry in the rule's name.
+    member: Option<(usize, usize)>,
 }
 
 impl<'a> RelaxedRule<'a> {
@@ -225,7 +228,17 @@ impl<'a> RelaxedRule<'a> {
             ce: loss::softmax_cross_entropy_map(),
             soft_targets: None,
             score_offsets: None,
+            member: None,
         }
+    }
+
+    /// The rule of network `m` (from 0) of a boosted run of `n`: its checkpoints name
+    /// the network, so that one network's state is never resumed as another's (they
+    /// have the same shapes).
+    #[must_use]
+    pub fn as_member(mut self, m: usize, n: usize) -> Self {
+        self.member = Some((m, n));
+        self
     }
 
     /// The rule learning with `offsets` added to the class scores of each training
@@ -348,7 +361,10 @@ impl Rule for RelaxedRule<'_> {
     type Epoch = RelaxedEpoch;
 
     fn name(&self) -> String {
-        "relaxed-adam".into()
+        match self.member {
+            None => "relaxed-adam".into(),
+            Some((m, n)) => format!("relaxed-adam, network {} of {n}", m + 1),
+        }
     }
 
     fn n_examples(&self) -> usize {
