@@ -3,10 +3,14 @@
 //! smaller chunk would cost per example):
 //! a layer of 18,000 relaxed two-input gates reading 18,000 rows, and the learned input
 //! choice of 18,000 first-layer inputs among 16 candidate input bits each (5,488 rows of
-//! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints.
+//! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints; and a
+//! layer of 6,000 relaxed 4-input LUTs reading 24,000 rows (the `fashion-mnist-small`
+//! recipe's first layer over its chosen inputs), forward and both adjoints.
 //! Throughput counts (row, example) pairs produced.
 
-use circuitlearn::{Tensor, lut_grad_tables, soft_choice, soft_choice_grad_weights, soft_lut};
+use circuitlearn::{
+    Tensor, lut_grad_inputs, lut_grad_tables, soft_choice, soft_choice_grad_weights, soft_lut,
+};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -14,6 +18,8 @@ use rand_chacha::ChaCha8Rng;
 const INPUT_BITS: usize = 5_488;
 const GATES: usize = 18_000;
 const CANDIDATES: usize = 16;
+const LUT4S: usize = 6_000;
+const LUT4_ROWS: usize = 24_000;
 
 fn random(shape: Vec<usize>, rng: &mut ChaCha8Rng, f: impl Fn(&mut ChaCha8Rng) -> f32) -> Tensor {
     let n = shape.iter().product();
@@ -43,6 +49,17 @@ fn bench_batch(c: &mut Criterion, B: usize) {
     g.bench_function("gates_table_grads", |b| b.iter(|| lut_grad_tables(&wiring, &prev, &dy)));
     g.bench_function("choice16_forward", |b| b.iter(|| soft_choice(&cand, &weights, &bits)));
     g.bench_function("choice16_weight_grads", |b| b.iter(|| soft_choice_grad_weights(&cand, &bits, &dy)));
+    g.finish();
+    let prev4 = random(vec![LUT4_ROWS, B], &mut rng, |r| r.random());
+    let wiring4 = random(vec![LUT4S, 4], &mut rng, |r| r.random_range(0..LUT4_ROWS) as f32);
+    let tables4 = random(vec![LUT4S, 16], &mut rng, |r| r.random());
+    let dy4 = random(vec![LUT4S, B], &mut rng, |r| r.random::<f32>() - 0.5);
+    let mut g = c.benchmark_group(format!("relaxed_lut4_batch_{B}"));
+    g.throughput(Throughput::Elements((LUT4S * B) as u64));
+    g.sample_size(20);
+    g.bench_function("lut4_forward", |b| b.iter(|| soft_lut(&wiring4, &tables4, &prev4)));
+    g.bench_function("lut4_table_grads", |b| b.iter(|| lut_grad_tables(&wiring4, &prev4, &dy4)));
+    g.bench_function("lut4_input_grads", |b| b.iter(|| lut_grad_inputs(&wiring4, &tables4, &prev4, &dy4)));
     g.finish();
 }
 

@@ -38,6 +38,9 @@ const MAX_INDEX: f32 = 16_777_216.0;
 /// Output rows per rayon task.
 const ROWS_PER_TASK: usize = 32;
 
+/// The most inputs of a relaxed LUT the kernels take (tables of `2^16` entries).
+const MAX_TREE_INPUTS: usize = 16;
+
 /// The wiring of one layer: `k` sources per node in the previous layer, and its inverse.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LayerWiring {
@@ -147,6 +150,20 @@ impl LayerWiring {
     fn row<'a>(&self, prev: &'a [f32], j: usize, i: usize, b: usize) -> &'a [f32] {
         &prev[self.sources[self.k * j + i] as usize * b..][..b]
     }
+
+    /// The input rows of node `j`, the first `k` of the array.
+    ///
+    /// # Panics
+    /// If `k` is above [`MAX_TREE_INPUTS`].
+    #[inline(always)]
+    fn rows<'a>(&self, prev: &'a [f32], j: usize, b: usize) -> [&'a [f32]; MAX_TREE_INPUTS] {
+        assert!(self.k <= MAX_TREE_INPUTS, "at most {MAX_TREE_INPUTS} inputs per relaxed LUT");
+        let mut x: [&[f32]; MAX_TREE_INPUTS] = [&[]; MAX_TREE_INPUTS];
+        for (i, x) in x.iter_mut().enumerate().take(self.k) {
+            *x = self.row(prev, j, i, b);
+        }
+        x
+    }
 }
 
 /// Runs `f(first_row, rows)` over `out` split into tasks of [`ROWS_PER_TASK`] rows of
@@ -175,7 +192,7 @@ pub fn forward(w: &LayerWiring, tables: &[f32], prev: &[f32], b: usize, out: &mu
         b,
         #[inline(always)]
         |first, rows| {
-            let mut level = vec![0.0f32; size / 2 * LANES];
+            let mut level = vec![[0.0f32; LANES]; (size / 2).max(1)];
             for (r, y) in rows.chunks_exact_mut(b).enumerate() {
                 let j = first + r;
                 let t = &tables[size * j..size * (j + 1)];
@@ -183,8 +200,8 @@ pub fn forward(w: &LayerWiring, tables: &[f32], prev: &[f32], b: usize, out: &mu
                 if w.k == 2 {
                     bilinear_forward(t, w.row(prev, j, 0, b), w.row(prev, j, 1, b), y);
                 } else {
-                    let x: Vec<&[f32]> = (0..w.k).map(|i| w.row(prev, j, i, b)).collect();
-                    tree_forward(t, &x, y, &mut level);
+                    let x = w.rows(prev, j, b);
+                    tree_forward(t, &x[..w.k], y, &mut level);
                 }
             }
         },
@@ -201,7 +218,7 @@ pub fn table_grads(w: &LayerWiring, prev: &[f32], dout: &[f32], b: usize, dtable
         size,
         #[inline(always)]
         |first, rows| {
-            let mut scratch = vec![0.0f32; 2 * size * LANES];
+            let mut scratch = vec![[0.0f32; LANES]; 2 * size];
             for (r, dt) in rows.chunks_exact_mut(size).enumerate() {
                 let j = first + r;
                 let dy = &dout[j * b..(j + 1) * b];
@@ -209,8 +226,8 @@ pub fn table_grads(w: &LayerWiring, prev: &[f32], dout: &[f32], b: usize, dtable
                 if w.k == 2 {
                     bilinear_table_grads(w.row(prev, j, 0, b), w.row(prev, j, 1, b), dy, dt);
                 } else {
-                    let x: Vec<&[f32]> = (0..w.k).map(|i| w.row(prev, j, i, b)).collect();
-                    tree_table_grads(&x, dy, dt, &mut scratch);
+                    let x = w.rows(prev, j, b);
+                    tree_table_grads(&x[..w.k], dy, dt, &mut scratch);
                 }
             }
         },
@@ -229,7 +246,7 @@ pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], 
         #[inline(always)]
         |first, rows| {
             let mut diff = vec![0.0f32; size / 2];
-            let mut level = vec![0.0f32; size / 4 * LANES + LANES];
+            let mut level = vec![[0.0f32; LANES]; (size / 4).max(1)];
             let mut part = vec![0.0f32; b];
             for (r, d) in rows.chunks_exact_mut(b).enumerate() {
                 d.fill(0.0);
@@ -258,9 +275,10 @@ pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], 
                             let lo = (s >> i << (i + 1)) | (s & ((1 << i) - 1));
                             *v = t[lo | 1 << i] - t[lo];
                         }
-                        let x: Vec<&[f32]> =
-                            (0..k).filter(|&m| m != i).map(|m| w.row(prev, j, m, b)).collect();
-                        tree_forward(&diff, &x, &mut part, &mut level);
+                        // The rows of the other inputs, in order.
+                        let mut x = w.rows(prev, j, b);
+                        x.copy_within(i + 1..k, i);
+                        tree_forward(&diff, &x[..k - 1], &mut part, &mut level);
                         for ((dv, &g), &p) in d.iter_mut().zip(dy).zip(&part) {
                             *dv += g * p;
                         }
@@ -338,66 +356,75 @@ fn bilinear_table_grads(a: &[f32], b: &[f32], dy: &[f32], dt: &mut [f32]) {
     dt[3] = d3;
 }
 
+/// Tile `tile` of `row` as [`LANES`] values; the lanes past its end (a last, partial
+/// tile) hold `pad`.
+#[inline(always)]
+fn tile_of(row: &[f32], tile: usize, pad: f32) -> [f32; LANES] {
+    let e0 = tile * LANES;
+    match row.get(e0..e0 + LANES) {
+        Some(whole) => whole.try_into().expect("LANES values"),
+        None => {
+            let mut a = [pad; LANES];
+            let rest = &row[e0..];
+            a[..rest.len()].copy_from_slice(rest);
+            a
+        }
+    }
+}
+
 /// Multilinear interpolation of `t` (`2^x.len()` entries) at the rows `x`, as a mux tree
 /// (address bit 0 first) over tiles of [`LANES`] examples; `level` holds
-/// `max(1, t.len() / 2) * LANES` scratch values.
+/// `max(1, t.len() / 2)` tiles.
 #[inline(always)]
-fn tree_forward(t: &[f32], x: &[&[f32]], y: &mut [f32], level: &mut [f32]) {
+fn tree_forward(t: &[f32], x: &[&[f32]], y: &mut [f32], level: &mut [[f32; LANES]]) {
     if x.is_empty() {
         y.fill(t[0]);
         return;
     }
     for (tile, out) in y.chunks_mut(LANES).enumerate() {
-        let (e0, n) = (tile * LANES, out.len());
         let mut half = t.len() / 2;
-        let x0 = &x[0][e0..e0 + n];
-        for p in 0..half {
+        let x0 = tile_of(x[0], tile, 0.0);
+        for (p, v) in level[..half].iter_mut().enumerate() {
             let (lo, hi) = (t[2 * p], t[2 * p + 1]);
-            for l in 0..n {
-                level[p * LANES + l] = lo + x0[l] * (hi - lo);
-            }
+            *v = std::array::from_fn(|l| lo + x0[l] * (hi - lo));
         }
         for xi in &x[1..] {
-            let xi = &xi[e0..e0 + n];
+            let xi = tile_of(xi, tile, 0.0);
             half /= 2;
             for p in 0..half {
-                for l in 0..n {
-                    let (lo, hi) = (level[2 * p * LANES + l], level[(2 * p + 1) * LANES + l]);
-                    level[p * LANES + l] = lo + xi[l] * (hi - lo);
-                }
+                let (lo, hi) = (level[2 * p], level[2 * p + 1]);
+                level[p] = std::array::from_fn(|l| lo[l] + xi[l] * (hi[l] - lo[l]));
             }
         }
-        out.copy_from_slice(&level[..n]);
+        out.copy_from_slice(&level[0][..out.len()]);
     }
 }
 
-/// `dt_s = sum_e dy_e prod_i (x_i if s_i else 1 - x_i)`; `scratch` holds
-/// `2 * 2^k * LANES` values.
+/// `dt_s = sum_e dy_e prod_i (x_i if s_i else 1 - x_i)`; `scratch` holds `2 * 2^k`
+/// tiles.
 #[inline(always)]
-fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [f32]) {
+fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [[f32; LANES]]) {
     let size = dt.len();
-    let (phi, acc) = scratch.split_at_mut(size * LANES);
-    acc.fill(0.0);
-    for (tile, g) in dy.chunks(LANES).enumerate() {
-        let (e0, n) = (tile * LANES, g.len());
-        phi[..LANES].fill(1.0);
+    let (phi, acc) = scratch.split_at_mut(size);
+    acc.fill([0.0; LANES]);
+    for tile in 0..dy.len().div_ceil(LANES) {
+        // Past the end, dy is -0.0 and so is every product with it: adding -0.0 leaves
+        // each lane's sum exactly as it was.
+        let g = tile_of(dy, tile, -0.0);
+        phi[0] = [1.0; LANES];
         for (i, xi) in x.iter().enumerate() {
-            let xi = &xi[e0..e0 + n];
+            let xi = tile_of(xi, tile, 0.0);
             for s in (0..1usize << i).rev() {
-                for l in 0..n {
-                    let p = phi[s * LANES + l];
-                    phi[(s | 1 << i) * LANES + l] = p * xi[l];
-                    phi[s * LANES + l] = p * (1.0 - xi[l]);
-                }
+                let p = phi[s];
+                phi[s | 1 << i] = std::array::from_fn(|l| p[l] * xi[l]);
+                phi[s] = std::array::from_fn(|l| p[l] * (1.0 - xi[l]));
             }
         }
-        for s in 0..size {
-            for l in 0..n {
-                acc[s * LANES + l] += g[l] * phi[s * LANES + l];
-            }
+        for (a, f) in acc.iter_mut().zip(phi.iter()) {
+            *a = std::array::from_fn(|l| a[l] + g[l] * f[l]);
         }
     }
-    for (d, lanes) in dt.iter_mut().zip(acc.chunks_exact(LANES)) {
+    for (d, lanes) in dt.iter_mut().zip(acc.iter()) {
         *d = lanes.iter().sum();
     }
 }
