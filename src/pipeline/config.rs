@@ -299,7 +299,7 @@ pub fn implied_preset(o: &TrainOptions) -> Option<String> {
     }
     let boolean = ["rda", "faithful", "votes", "parity", "votes-hw"];
     match (o.optimizer.as_deref(), o.domain.as_deref()) {
-        (None, None) => Some("fashion-mnist".to_owned()),
+        (None, None) => Some("fashion-mnist-boosted".to_owned()),
         (Some(opt), None | Some("bool")) if boolean.contains(&opt) => Some("fashion-mnist-rda".to_owned()),
         _ => None,
     }

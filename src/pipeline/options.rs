@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 pub struct TrainOptions {
     /// A named recipe (`train --list-presets`) under the other options: fashion-mnist,
     /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-rda; `none` for no preset
-    /// [default: fashion-mnist for --data
+    /// [default: fashion-mnist-boosted for --data
     /// fashion-mnist with no --model, --optimizer, --domain or --init; fashion-mnist-rda
     /// for --data fashion-mnist with a Boolean --optimizer and no --model].
     #[arg(long)]
