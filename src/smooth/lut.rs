@@ -447,7 +447,7 @@ pub fn lut_grad_tables(wiring: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     Tensor::new(vec![w.width(), 1 << w.k], dt)
 }
 
-/// `(wiring, tables, x, dy [W, B]) -> [N, B]`: the input adjoints of [`lut`].
+/// `(wiring, tables, x, dy [W, B]) -> [N, B]`: the input adjoints of [`soft_lut`].
 #[must_use]
 pub fn lut_grad_inputs(wiring: &Tensor, tables: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
