@@ -103,6 +103,22 @@ fn boosted_training_resumes_after_sigkill() {
     assert!(!progress.contains("network 1/2"), "the first network trained again:\n{progress}");
 }
 
+/// A boosted run with checkpoints keeps each finished network's state; a fresh run into
+/// the same directory leaves none of them behind.
+#[test]
+fn a_fresh_run_removes_the_finished_networks_states() {
+    let d = tempfile::tempdir().unwrap();
+    let args =
+        ["--data", "iris", "--domain", "relaxed", "--model", "lut:3:16x2:6", "--epochs", "2", "--out", "b"];
+    let kept = train(&[&args[..], &["--boost", "2", "--checkpoint-every", "1"]].concat(), d.path());
+    assert!(kept.status.success(), "{}", String::from_utf8_lossy(&kept.stderr));
+    let states = ["b/checkpoint-network-1.bin", "b/checkpoint-network-2.bin"];
+    assert!(states.iter().all(|f| d.path().join(f).exists()), "each finished network's state");
+    let fresh = train(&args, d.path());
+    assert!(fresh.status.success(), "{}", String::from_utf8_lossy(&fresh.stderr));
+    assert!(states.iter().all(|f| !d.path().join(f).exists()), "a fresh run keeps no earlier state");
+}
+
 #[test]
 fn smooth_training_resumes_after_sigkill() {
     check_kill_and_resume(
