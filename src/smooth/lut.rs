@@ -78,10 +78,7 @@ impl LayerWiring {
         let sources = wiring
             .data()
             .iter()
-            .map(|&v| {
-                assert!(v >= 0.0 && v.fract() == 0.0 && v < MAX_INDEX, "{v} is not a node index");
-                v as u32
-            })
+            .map(|&v| node_index(v).unwrap_or_else(|| panic!("{v} is not a node index")))
             .collect();
         Self::with_width(k, width, sources, prev_width)
     }
@@ -614,9 +611,18 @@ pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor 
 /// (the kernels read the f32 indices directly).
 fn check_candidates(candidates: &Tensor, n: usize) -> usize {
     let &[_, c] = candidates.shape() else { panic!("candidates are [M, C], not {:?}", candidates.shape()) };
-    let ok = candidates.data().par_iter().all(|&v| v >= 0.0 && v.fract() == 0.0 && (v as usize) < n);
+    let ok = candidates.data().par_iter().all(|&v| node_index(v).is_some_and(|i| (i as usize) < n));
     assert!(ok, "candidates must be row indices below {n}");
     c
+}
+
+/// `v` as a node index, if it is one: a whole number from 0 below [`MAX_INDEX`]. Checked by
+/// converting and back, not with `fract`, a library call without SSE4.1: as the check of
+/// 32 candidates per input it cost about 4% of an epoch.
+#[inline]
+fn node_index(v: f32) -> Option<u32> {
+    let i = v as u32;
+    ((0.0..MAX_INDEX).contains(&v) && i as f32 == v).then_some(i)
 }
 
 /// A node-major tensor of 0/1 values packed one bit per example (bit `e % 8` of byte
@@ -812,6 +818,32 @@ mod tests {
         let mut dx = vec![0.0; x.len()];
         input_grads(w, t, x, dy, b, &mut dx);
         [y, dt, dx].concat()
+    }
+
+    /// Node indices are whole numbers from 0 below 2^24; nothing else passes.
+    #[test]
+    fn node_indices_are_whole_and_in_range() {
+        for (v, want) in [(0.0, Some(0)), (-0.0, Some(0)), (7.0, Some(7)), (16_777_215.0, Some(16_777_215))] {
+            assert_eq!(node_index(v), want, "{v}");
+        }
+        for v in [-1.0, 0.5, 7.25, 16_777_216.0, f32::NAN, f32::INFINITY, -f32::INFINITY, 4e9] {
+            assert_eq!(node_index(v), None, "{v}");
+        }
+    }
+
+    /// Only 0.0, -0.0 and 1.0 pack (as 0, 0, 1); any other value, however close, refuses.
+    #[test]
+    fn packing_takes_exactly_zeros_and_ones() {
+        let packed =
+            Packed::of(&[1.0, 0.0, -0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], 10).expect("0/1 values");
+        assert_eq!(packed.row(0), &[0b0001_1001, 0b01]);
+        let near_one = f32::from_bits(1.0f32.to_bits() + 1);
+        for bad in [-1.0, 0.5, 2.0, near_one, f32::MIN_POSITIVE, f32::NAN, f32::INFINITY, 1.0 + f32::EPSILON]
+        {
+            let mut x = vec![0.0; 9];
+            x[8] = bad;
+            assert!(Packed::of(&x, 9).is_none(), "{bad} packed");
+        }
     }
 
     proptest! {
