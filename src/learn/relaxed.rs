@@ -12,7 +12,7 @@
 //!
 //! The network is a smooth circuit ([`RelaxedNet::circuit`]) of the relaxed-logic gates of
 //! [`SmoothOp`] (see [`smooth::lut`](crate::smooth::lut)): per layer, logits to tables
-//! (`TruthTables ∘ exp ∘ log_softmax` for gates, `sigmoid` for LUTs), then a relaxed LUT
+//! (`TruthTables ∘ softmax` for gates, `sigmoid` for LUTs), then a relaxed LUT
 //! layer reading the previous layer through the layer's wiring, an input tensor of node
 //! indices; the head is `groupsum` divided by the temperature `tau`. Training is the
 //! smooth domain's: the learner lens with softmax cross-entropy, its
@@ -470,8 +470,7 @@ impl RelaxedNet {
         let mut choice = d;
         for (l, layer) in self.layers.iter().enumerate() {
             if self.choices[l].is_some() {
-                let log_p = b.gate(SmoothOp::LogSoftmax, &[b.param(choice)]);
-                let mut p = b.gate(SmoothOp::Exp, &[log_p]);
+                let mut p = b.gate(SmoothOp::Softmax, &[b.param(choice)]);
                 if straight_through_choice.covers(l) {
                     p = b.gate(SmoothOp::StraightThroughMax, &[p]);
                 }
@@ -481,8 +480,7 @@ impl RelaxedNet {
             let w = b.param(l);
             let tables = match self.relaxation {
                 Relaxation::Gates => {
-                    let log_p = b.gate(SmoothOp::LogSoftmax, &[w]);
-                    let mut p = b.gate(SmoothOp::Exp, &[log_p]);
+                    let mut p = b.gate(SmoothOp::Softmax, &[w]);
                     if straight_through {
                         p = b.gate(SmoothOp::StraightThroughMax, &[p]);
                     }

@@ -56,6 +56,12 @@ pub enum SmoothOp {
     Tanh,
     /// Row-wise `log softmax` over the last axis of `[B, n]`.
     LogSoftmax,
+    /// Row-wise `softmax` over the last axis of `[B, n]`, in one pass: bit for bit
+    /// `exp(log_softmax(x))`.
+    Softmax,
+    /// `(y, dy)`: the reverse of [`Softmax`](Self::Softmax) at output `y`,
+    /// `dy y - y rowsum(dy y)`, in one pass.
+    SoftmaxBack,
     /// Row-wise one-hot of the largest entry (the first of ties) of `[B, n]`, whose
     /// reverse rule passes the change through unchanged: the straight-through estimator
     /// (Bengio et al. 2013). `ST(softmax(w))` computes with the hard choice and learns `w`
@@ -158,6 +164,8 @@ impl SmoothOp {
             Self::Sigmoid => x[0].map(|a| 1.0 / (1.0 + (-a).exp())),
             Self::Tanh => x[0].map(f32::tanh),
             Self::LogSoftmax => tensor::log_softmax(x[0]),
+            Self::Softmax => tensor::softmax(x[0]),
+            Self::SoftmaxBack => tensor::softmax_back(x[0], x[1]),
             Self::StraightThroughMax => tensor::one_hot_max(x[0]),
             Self::StraightThroughStep => x[0].map(|a| if a > 0.0 { 1.0 } else { 0.0 }),
             Self::RowSum => tensor::row_sum(x[0]),
@@ -219,8 +227,15 @@ impl SmoothOp {
                 }
                 s[0].to_vec()
             }
-            Self::LogSoftmax | Self::StraightThroughMax => {
+            Self::LogSoftmax | Self::Softmax | Self::StraightThroughMax => {
                 rank(0, 2)?;
+                s[0].to_vec()
+            }
+            Self::SoftmaxBack => {
+                rank(0, 2)?;
+                if s[0] != s[1] {
+                    return Err(bad());
+                }
                 s[0].to_vec()
             }
             Self::RowSum => {
@@ -426,6 +441,7 @@ impl Signature for SmoothOp {
             | Self::StraightThroughStep
             | Self::Tanh
             | Self::LogSoftmax
+            | Self::Softmax
             | Self::StraightThroughMax
             | Self::RowSum
             | Self::BatchMean
@@ -548,6 +564,22 @@ impl ReverseRules for SmoothOp {
                 let rs = g(b, O::RowSum, &[dy]);
                 let t = g(b, O::Mul, &[sm, rs]);
                 vec![Some(g(b, O::Sub, &[dy, t]))]
+            }
+            O::Softmax => vec![Some(g(b, O::SoftmaxBack, &[y, dy]))],
+            O::SoftmaxBack => {
+                // out = a - y S with a = dy y, S = rowsum(a). Linear in dy, with the same
+                // map as its own adjoint; in y: dz dy - dz S - dy rowsum(dz y).
+                let (s, dg) = (x[0], x[1]);
+                let a = g(b, O::Mul, &[dg, s]);
+                let rs = g(b, O::RowSum, &[a]);
+                let c = g(b, O::Mul, &[dy, s]);
+                let rc = g(b, O::RowSum, &[c]);
+                let t1 = g(b, O::Mul, &[dy, dg]);
+                let t2 = g(b, O::Mul, &[dy, rs]);
+                let t3 = g(b, O::Mul, &[dg, rc]);
+                let d = g(b, O::Sub, &[t1, t2]);
+                let ds = g(b, O::Sub, &[d, t3]);
+                vec![Some(ds), Some(g(b, O::SoftmaxBack, &[s, dy]))]
             }
             O::StraightThroughMax => vec![Some(dy)],
             O::RowSum => vec![Some(g(b, O::ExpandLike, &[x[0], dy]))],

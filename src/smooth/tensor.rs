@@ -348,6 +348,42 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
     Tensor { shape: x.shape.clone(), data }
 }
 
+/// Row-wise softmax of `[B, n]` in one pass, bit for bit `exp` of [`log_softmax`]: each
+/// entry is `exp(x - lse)` with the row's `lse` computed as there.
+#[must_use]
+pub fn softmax(x: &Tensor) -> Tensor {
+    let n = x.row_len().max(1);
+    let mut data = x.data.clone();
+    data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
+        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
+        row.iter_mut().for_each(|v| *v = (*v - lse).exp());
+    });
+    Tensor { shape: x.shape.clone(), data }
+}
+
+/// The reverse of [`softmax`] at output `y` `[B, n]` for the output change `dy`, in one
+/// pass: `a - y rowsum(a)` with `a = dy y`, rounded as the chain of elementwise gates it
+/// replaces (`Mul`, `RowSum`, `Mul`, `Sub`) rounds it.
+///
+/// # Panics
+/// If the shapes differ.
+#[must_use]
+pub fn softmax_back(y: &Tensor, dy: &Tensor) -> Tensor {
+    assert_eq!(y.shape, dy.shape, "softmax_back: output and change differ in shape");
+    let n = y.row_len().max(1);
+    let mut data = vec![0.0f32; y.data.len()];
+    data.par_chunks_mut(n)
+        .zip(y.data.par_chunks(n).zip(dy.data.par_chunks(n)))
+        .with_min_len(PAR_ELEMENTS / n)
+        .for_each(|(out, (y, dy))| {
+            out.iter_mut().zip(y.iter().zip(dy)).for_each(|(o, (&y, &d))| *o = d * y);
+            let sum: f32 = out.iter().sum();
+            out.iter_mut().zip(y).for_each(|(o, &y)| *o -= y * sum);
+        });
+    Tensor { shape: y.shape.clone(), data }
+}
+
 /// Row-wise one-hot of the largest entry (the first of ties) of `[B, n]`.
 #[must_use]
 pub fn one_hot_max(x: &Tensor) -> Tensor {
@@ -579,6 +615,30 @@ mod tests {
         assert_eq!(sum_to(&a, &[]).data(), &[21.]);
         assert_eq!(expand_to(&r, &[2, 3]).data(), &[1., 1., 1., 2., 2., 2.]);
         assert_eq!(broadcast_shape(&[2, 3], &[3, 2]), None);
+    }
+
+    /// The fused softmax and its reverse round exactly as the gate chains they replace
+    /// (`Exp ∘ LogSoftmax`; `Mul`, `RowSum`, `Mul`, `Sub`), so trained models keep their
+    /// bits: checked on rows with a hard choice's -1000 logits, ties and a wide range.
+    #[test]
+    fn fused_softmax_rounds_as_the_chain_it_replaces() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let (rows, n) = (64, 16);
+        let mut x: Vec<f32> = (0..rows * n).map(|_| rng.random_range(-30.0f32..30.0)).collect();
+        x[..n].iter_mut().enumerate().for_each(|(i, v)| *v = if i == 3 { 0.0 } else { -1000.0 });
+        x[n..2 * n].fill(0.25);
+        let x = Tensor::new(vec![rows, n], x);
+        let dy = Tensor::new(vec![rows, n], (0..rows * n).map(|_| rng.random_range(-2.0f32..2.0)).collect());
+        let y = softmax(&x);
+        let chain = log_softmax(&x).map(f32::exp);
+        assert!(y.data().iter().zip(chain.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        let a = broadcast(&dy, &y, |d, y| d * y);
+        let t = broadcast(&y, &row_sum(&a), |y, s| y * s);
+        let chain = broadcast(&a, &t, |a, t| a - t);
+        let fused = softmax_back(&y, &dy);
+        assert!(fused.data().iter().zip(chain.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
+        assert_eq!(y.data()[3], 1.0, "a hard choice's softmax is exactly one-hot");
     }
 
     #[test]

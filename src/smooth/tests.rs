@@ -130,6 +130,8 @@ fn cases() -> Vec<(SmoothOp, Vec<Vec<usize>>)> {
         (O::Sigmoid, vec![vec![3, 3]]),
         (O::Tanh, vec![vec![3, 3]]),
         (O::LogSoftmax, vec![vec![3, 5]]),
+        (O::Softmax, vec![vec![3, 5]]),
+        (O::SoftmaxBack, vec![vec![3, 5], vec![3, 5]]),
         (O::RowSum, vec![vec![3, 5]]),
         (O::SumLike, vec![vec![1, 5], vec![3, 5]]),
         (O::ExpandLike, vec![vec![3, 5], vec![3, 1]]),
