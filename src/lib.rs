@@ -92,7 +92,7 @@ pub use smooth::optim::{
     AdaGrad, Adam, Momentum, Nesterov, Optimizer, OptimizerSpec, OptimizerState, Sgd, StateMismatch,
 };
 pub use smooth::{
-    SmoothCircuit, SmoothError, SmoothOp, Tensor, check_shapes, eval_tensors, parameter_changes,
+    PackedBits, SmoothCircuit, SmoothError, SmoothOp, Tensor, check_shapes, eval_tensors, parameter_changes,
     retain_freed_memory,
 };
 

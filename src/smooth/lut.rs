@@ -24,6 +24,8 @@
 //! (the [`LayerWiring`] keeps the inverse wiring for that), never scattered.
 
 use super::Tensor;
+use super::tensor::PackedBits;
+use std::borrow::Cow;
 
 use rayon::prelude::*;
 
@@ -564,14 +566,14 @@ pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
 /// the mixture `sum_c weights[m, c] x[candidates[m, c]]` of `C` candidate rows of `x`;
 /// with the softmax of learned logits as weights it is a soft choice of one source, and
 /// discretised the heaviest candidate. The candidates are a wiring tensor (`k = C`).
-/// Input bits (every value 0 or 1) are read packed (`Packed`).
+/// Input bits (every value 0 or 1) are read packed ([`PackedBits`]).
 #[must_use]
 pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor {
     let (n, b) = (x.shape()[0], x.shape()[1]);
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
     let (wt, xs) = (weights.data(), x.data());
     let mut out = vec![0.0f32; candidates.shape()[0] * b];
-    let packed = Packed::of(xs, b);
+    let packed = packed_rows(x);
     par_rows(
         &mut out,
         b,
@@ -625,37 +627,12 @@ fn node_index(v: f32) -> Option<u32> {
     ((0.0..MAX_INDEX).contains(&v) && i as f32 == v).then_some(i)
 }
 
-/// A node-major tensor of 0/1 values packed one bit per example (bit `e % 8` of byte
-/// `e / 8` of its row): the input bits that [`soft_choice`] reads, 32 times smaller than
-/// the floats, so the random rows it reads stay in cache.
-struct Packed {
-    bytes_per_row: usize,
-    bits: Vec<u8>,
-}
-
-impl Packed {
-    /// `x` (rows of `b`) packed, or none if a value is neither 0 nor 1.
-    fn of(x: &[f32], b: usize) -> Option<Self> {
-        if b == 0 {
-            return None;
-        }
-        let bytes_per_row = b.div_ceil(8);
-        let mut bits = vec![0u8; x.len() / b * bytes_per_row];
-        let all_bits = bits.par_chunks_mut(bytes_per_row).zip(x.par_chunks_exact(b)).all(|(out, row)| {
-            let mut ok = true;
-            for (o, v) in out.iter_mut().zip(row.chunks(8)) {
-                for (i, &v) in v.iter().enumerate() {
-                    ok &= v == 0.0 || v == 1.0;
-                    *o |= u8::from(v == 1.0) << i;
-                }
-            }
-            ok
-        });
-        all_bits.then_some(Self { bytes_per_row, bits })
-    }
-
-    fn row(&self, n: usize) -> &[u8] {
-        &self.bits[n * self.bytes_per_row..][..self.bytes_per_row]
+/// The rows of `x` `[N, B]` bit-packed: the ones it carries, or packed here; none if a
+/// value is neither 0 nor 1.
+fn packed_rows(x: &Tensor) -> Option<Cow<'_, PackedBits>> {
+    match x.packed_bits() {
+        Some(p) => Some(Cow::Borrowed(p)),
+        None => PackedBits::of(x.data(), x.shape()[1]).map(Cow::Owned),
     }
 }
 
@@ -693,7 +670,7 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
     let (xs, g) = (x.data(), dy.data());
     let mut out = vec![0.0f32; candidates.len()];
-    let packed = Packed::of(xs, b);
+    let packed = packed_rows(x);
     par_rows(
         &mut out,
         c,
@@ -835,14 +812,14 @@ mod tests {
     #[test]
     fn packing_takes_exactly_zeros_and_ones() {
         let packed =
-            Packed::of(&[1.0, 0.0, -0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], 10).expect("0/1 values");
+            PackedBits::of(&[1.0, 0.0, -0.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], 10).expect("0/1 values");
         assert_eq!(packed.row(0), &[0b0001_1001, 0b01]);
         let near_one = f32::from_bits(1.0f32.to_bits() + 1);
         for bad in [-1.0, 0.5, 2.0, near_one, f32::MIN_POSITIVE, f32::NAN, f32::INFINITY, 1.0 + f32::EPSILON]
         {
             let mut x = vec![0.0; 9];
             x[8] = bad;
-            assert!(Packed::of(&x, 9).is_none(), "{bad} packed");
+            assert!(PackedBits::of(&x, 9).is_none(), "{bad} packed");
         }
     }
 
@@ -860,9 +837,14 @@ mod tests {
             let cand = vec![0., 4., 2., 1., 1., 3., 4., 0., 2., 3., 3., 3.];
             let (cand_t, w_t) = (Tensor::new(vec![4, 3], cand.clone()), Tensor::new(vec![4, 3], weights.clone()));
             let (x_t, dy_t) = (Tensor::new(vec![5, b], x.clone()), Tensor::new(vec![4, b], dy.clone()));
-            prop_assert!(Packed::of(&x, b).is_some());
+            prop_assert!(PackedBits::of(&x, b).is_some());
             let y = soft_choice(&cand_t, &w_t, &x_t);
             let dw = soft_choice_grad_weights(&cand_t, &x_t, &dy_t);
+            // The same from the packed rows a tensor carries.
+            let carried = x_t.clone().with_packed_bits(PackedBits::of(&x, b).expect("0/1 values"));
+            prop_assert!(carried.packed_bits().is_some());
+            prop_assert_eq!(&soft_choice(&cand_t, &w_t, &carried), &y);
+            prop_assert_eq!(&soft_choice_grad_weights(&cand_t, &carried, &dy_t), &dw);
             for m in 0..4 {
                 for e in 0..b {
                     let want: f32 = (0..3).map(|c| weights[m * 3 + c] * x[cand[m * 3 + c] as usize * b + e]).sum();

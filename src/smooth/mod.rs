@@ -20,7 +20,7 @@ pub mod tensor;
 
 pub use error::SmoothError;
 pub use op::SmoothOp;
-pub use tensor::Tensor;
+pub use tensor::{PackedBits, Tensor};
 
 use crate::circuit::Circuit;
 use std::borrow::Cow;

@@ -3,6 +3,7 @@
 //! 2D correlation by im2col, max-pooling). Kernels split their work over rayon.
 
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Elements per rayon task in elementwise kernels (each element computed alone, so the
 /// split does not change results).
@@ -10,10 +11,21 @@ const PAR_ELEMENTS: usize = 1 << 14;
 
 /// A dense f32 array, row-major. Activations carry the batch as their first axis;
 /// shape `[]` is a scalar.
-#[derive(Clone, Debug, PartialEq)]
+///
+/// A tensor of 0s and 1s may also carry its rows bit-packed ([`PackedBits`]), given by
+/// whoever built it (a batch of input bits): the kernels that read rows of bits use them
+/// instead of packing the floats again. Equality compares shape and values only.
+#[derive(Clone, Debug)]
 pub struct Tensor {
     shape: Vec<usize>,
     data: Vec<f32>,
+    bits: Option<Arc<PackedBits>>,
+}
+
+impl PartialEq for Tensor {
+    fn eq(&self, other: &Self) -> bool {
+        self.shape == other.shape && self.data == other.data
+    }
 }
 
 impl Tensor {
@@ -24,20 +36,50 @@ impl Tensor {
     #[must_use]
     pub fn new(shape: Vec<usize>, data: Vec<f32>) -> Self {
         assert_eq!(shape.iter().product::<usize>(), data.len(), "tensor data does not fit shape {shape:?}");
-        Self { shape, data }
+        Self { shape, data, bits: None }
     }
 
     /// Zeros of the given shape.
     #[must_use]
     pub fn zeros(shape: Vec<usize>) -> Self {
         let n = shape.iter().product();
-        Self { shape, data: vec![0.0; n] }
+        Self::new(shape, vec![0.0; n])
     }
 
     /// A scalar (shape `[]`).
     #[must_use]
     pub fn scalar(v: f32) -> Self {
-        Self { shape: Vec::new(), data: vec![v] }
+        Self::new(Vec::new(), vec![v])
+    }
+
+    /// The same tensor carrying `bits`, its rows bit-packed.
+    ///
+    /// # Panics
+    /// If `bits` does not hold one packed row per row of a `[N, B]` tensor (a caller bug);
+    /// in debug builds, also if it does not hold the tensor's values.
+    #[must_use]
+    pub fn with_packed_bits(mut self, bits: PackedBits) -> Self {
+        let &[rows, b] = self.shape() else {
+            panic!("packed bits need a [N, B] tensor, not {:?}", self.shape)
+        };
+        assert!(
+            bits.bytes_per_row == b.div_ceil(8) && bits.bits.len() == rows * bits.bytes_per_row,
+            "packed bits do not fit a [{rows}, {b}] tensor"
+        );
+        debug_assert_eq!(
+            PackedBits::of(&self.data, b).as_ref(),
+            Some(&bits),
+            "packed bits differ from the values"
+        );
+        self.bits = Some(Arc::new(bits));
+        self
+    }
+
+    /// The rows bit-packed, if the tensor was built with them
+    /// ([`with_packed_bits`](Self::with_packed_bits)).
+    #[must_use]
+    pub fn packed_bits(&self) -> Option<&PackedBits> {
+        self.bits.as_deref()
     }
 
     /// The shape.
@@ -52,8 +94,9 @@ impl Tensor {
         &self.data
     }
 
-    /// The elements, mutable (the shape stays).
+    /// The elements, mutable (the shape stays; packed bits are dropped).
     pub fn data_mut(&mut self) -> &mut [f32] {
+        self.bits = None;
         &mut self.data
     }
 
@@ -100,7 +143,7 @@ impl Tensor {
     #[must_use]
     pub fn map(&self, f: impl Fn(f32) -> f32 + Sync) -> Self {
         let data = self.data.par_iter().with_min_len(PAR_ELEMENTS).map(|&v| f(v)).collect();
-        Self { shape: self.shape.clone(), data }
+        Self::new(self.shape.clone(), data)
     }
 
     /// `f(a, b)` elementwise, same shape.
@@ -108,7 +151,56 @@ impl Tensor {
     pub fn zip(&self, other: &Self, f: impl Fn(f32, f32) -> f32 + Sync) -> Self {
         assert_eq!(self.shape, other.shape, "zip of different shapes");
         let pairs = self.data.par_iter().zip(&other.data).with_min_len(PAR_ELEMENTS);
-        Self { shape: self.shape.clone(), data: pairs.map(|(&a, &b)| f(a, b)).collect() }
+        Self::new(self.shape.clone(), pairs.map(|(&a, &b)| f(a, b)).collect())
+    }
+}
+
+/// The rows of a node-major `[N, B]` tensor of 0/1 values packed one bit per example
+/// (bit `e % 8` of byte `e / 8` of its row, the rest of the last byte 0): 32 times
+/// smaller than the floats, so the random rows a learned wiring reads stay in cache.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PackedBits {
+    bytes_per_row: usize,
+    bits: Vec<u8>,
+}
+
+impl PackedBits {
+    /// `x` (rows of `b`) packed, or none if a value is neither 0 nor 1 (or `b` is 0).
+    #[must_use]
+    pub fn of(x: &[f32], b: usize) -> Option<Self> {
+        if b == 0 {
+            return None;
+        }
+        let bytes_per_row = b.div_ceil(8);
+        let mut bits = vec![0u8; x.len() / b * bytes_per_row];
+        let all_bits = bits.par_chunks_mut(bytes_per_row).zip(x.par_chunks_exact(b)).all(|(out, row)| {
+            let mut ok = true;
+            for (o, v) in out.iter_mut().zip(row.chunks(8)) {
+                for (i, &v) in v.iter().enumerate() {
+                    ok &= v == 0.0 || v == 1.0;
+                    *o |= u8::from(v == 1.0) << i;
+                }
+            }
+            ok
+        });
+        all_bits.then_some(Self { bytes_per_row, bits })
+    }
+
+    /// Rows of `b` examples from their bytes, `b.div_ceil(8)` per row in the layout above.
+    ///
+    /// # Panics
+    /// If `b` is 0 or `bits` is not a whole number of rows.
+    #[must_use]
+    pub fn from_bytes(b: usize, bits: Vec<u8>) -> Self {
+        let bytes_per_row = b.div_ceil(8);
+        assert!(b > 0 && bits.len().is_multiple_of(bytes_per_row), "whole rows of {bytes_per_row} bytes");
+        Self { bytes_per_row, bits }
+    }
+
+    /// The bytes of row `n`.
+    #[must_use]
+    pub fn row(&self, n: usize) -> &[u8] {
+        &self.bits[n * self.bytes_per_row..][..self.bytes_per_row]
     }
 }
 
@@ -206,7 +298,7 @@ pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32 + Sync) -> 
     let (sa, sb) = (broadcast_strides(&a.shape, &out), broadcast_strides(&b.shape, &out));
     let mut data = vec![0.0; out.iter().product()];
     for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(a.data[i], b.data[j]));
-    Tensor { shape: out, data }
+    Tensor::new(out, data)
 }
 
 /// `g` summed down to `shape` (the reverse of broadcasting `shape` up to `g`'s shape).
@@ -222,7 +314,7 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Tensor {
     let ones = broadcast_strides(&g.shape, &g.shape);
     let mut data = vec![0.0; shape.iter().product()];
     for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += g.data[i]);
-    Tensor { shape: shape.to_vec(), data }
+    Tensor::new(shape.to_vec(), data)
 }
 
 /// `s` broadcast up to `shape`.
@@ -234,7 +326,7 @@ pub fn expand_to(s: &Tensor, shape: &[usize]) -> Tensor {
     let ss = broadcast_strides(&s.shape, shape);
     let mut data = vec![0.0; shape.iter().product()];
     for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = s.data[i]);
-    Tensor { shape: shape.to_vec(), data }
+    Tensor::new(shape.to_vec(), data)
 }
 
 /// Rows of the output handed to one rayon task in the matrix products.
@@ -345,7 +437,7 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
         let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
         row.iter_mut().for_each(|v| *v -= lse);
     });
-    Tensor { shape: x.shape.clone(), data }
+    Tensor::new(x.shape.clone(), data)
 }
 
 /// Row-wise softmax of `[B, n]` in one pass, bit for bit `exp` of [`log_softmax`]: each
@@ -359,7 +451,7 @@ pub fn softmax(x: &Tensor) -> Tensor {
         let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
         row.iter_mut().for_each(|v| *v = (*v - lse).exp());
     });
-    Tensor { shape: x.shape.clone(), data }
+    Tensor::new(x.shape.clone(), data)
 }
 
 /// The reverse of [`softmax`] at output `y` `[B, n]` for the output change `dy`, in one
@@ -381,7 +473,7 @@ pub fn softmax_back(y: &Tensor, dy: &Tensor) -> Tensor {
             let sum: f32 = out.iter().sum();
             out.iter_mut().zip(y).for_each(|(o, &y)| *o -= y * sum);
         });
-    Tensor { shape: y.shape.clone(), data }
+    Tensor::new(y.shape.clone(), data)
 }
 
 /// Row-wise one-hot of the largest entry (the first of ties) of `[B, n]`.
@@ -393,7 +485,7 @@ pub fn one_hot_max(x: &Tensor) -> Tensor {
         let best = row.iter().enumerate().fold(0, |best, (i, &v)| if v > row[best] { i } else { best });
         out[best] = 1.0;
     });
-    Tensor { shape: x.shape.clone(), data }
+    Tensor::new(x.shape.clone(), data)
 }
 
 /// Per-row sums `[B, 1]` of `[B, n]`.

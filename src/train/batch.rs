@@ -4,7 +4,8 @@
 //!
 //! The training inputs are kept one row per example ([`BitMatrix::transposed`]), so a
 //! batch reads each of its examples' bits from one contiguous row, in whole words, and
-//! 64 x 64 bit blocks are transposed into the batch's rows. Gathering from the
+//! 64 x 64 bit blocks are transposed into the batch's rows, as floats and, for the
+//! kernels that read rows of bits, packed ([`PackedBits`]). Gathering from the
 //! node-major matrix instead reads one bit of each example from every input row: a
 //! random cache line per (input bit, example), which took a quarter of a relaxed epoch
 //! at Fashion-MNIST size (49,392 input bits). The output is written once, without
@@ -13,6 +14,7 @@
 use crate::lanes::matrix::transpose64;
 use crate::lanes::{BitMatrix, LANES};
 use crate::smooth::Tensor;
+use crate::smooth::tensor::PackedBits;
 use rayon::prelude::*;
 use std::mem::MaybeUninit;
 
@@ -41,11 +43,19 @@ impl ExampleRows {
             return Tensor::new(vec![n, b], Vec::new());
         }
         let mut x: Vec<f32> = Vec::with_capacity(n * b);
+        // The same bits packed (`PackedBits`' layout): a row's bytes are its words' bytes.
+        let bytes_per_row = b.div_ceil(8);
+        let mut packed = vec![0u8; n * bytes_per_row];
         let rows = &self.by_example;
-        x.spare_capacity_mut()[..n * b].par_chunks_mut(WORDS_PER_TASK * LANES * b).enumerate().for_each(
-            |(task, out)| {
+        let task_rows = WORDS_PER_TASK * LANES;
+        x.spare_capacity_mut()[..n * b]
+            .par_chunks_mut(task_rows * b)
+            .zip(packed.par_chunks_mut(task_rows * bytes_per_row))
+            .enumerate()
+            .for_each(|(task, (out, packed))| {
                 let mut block = [0u64; LANES];
-                for (wi, out) in out.chunks_mut(LANES * b).enumerate() {
+                let words = out.chunks_mut(LANES * b).zip(packed.chunks_mut(LANES * bytes_per_row));
+                for (wi, (out, packed)) in words.enumerate() {
                     let w = task * WORDS_PER_TASK + wi;
                     let bits = out.len() / b;
                     for (c, chunk) in idx.chunks(LANES).enumerate() {
@@ -58,15 +68,16 @@ impl ExampleRows {
                         for (i, &word) in block.iter().enumerate().take(bits) {
                             let dst = &mut out[i * b + c * LANES..][..chunk.len()];
                             write_bits(dst, word);
+                            let bytes = &mut packed[i * bytes_per_row + c * 8..][..chunk.len().div_ceil(8)];
+                            bytes.copy_from_slice(&word.to_le_bytes()[..bytes.len()]);
                         }
                     }
                 }
-            },
-        );
+            });
         // SAFETY: the chunks above cover `x`'s first `n * b` slots (every input bit's row
         // of `b` examples, each example chunk of every row) and each slot was written.
         unsafe { x.set_len(n * b) };
-        Tensor::new(vec![n, b], x)
+        Tensor::new(vec![n, b], x).with_packed_bits(PackedBits::from_bytes(b, packed))
     }
 }
 
@@ -98,6 +109,11 @@ mod tests {
             let slow = gather(&m, &idx);
             assert_eq!(fast.shape(), slow.shape());
             assert_eq!(fast.data(), slow.data(), "{rows} rows, {examples} examples, batch {batch}");
+            assert_eq!(
+                fast.packed_bits(),
+                PackedBits::of(slow.data(), batch).as_ref(),
+                "packed, {rows} rows"
+            );
         }
         let m = BitMatrix::zeros(5, 3);
         assert_eq!(ExampleRows::new(&m).gather(&[]).shape(), &[5, 0]);
