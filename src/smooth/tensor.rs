@@ -1,6 +1,7 @@
 //! `Tensor`: a dense row-major f32 array with a shape, and the numeric kernels the smooth
 //! gates run on it (broadcasting arithmetic, matrix products via `matrixmultiply`,
-//! 2D correlation by im2col, max-pooling). Kernels split their work over rayon.
+//! 2D correlation by im2col, max-pooling); and [`PackedBits`], the rows of a 0/1 tensor
+//! packed one bit per example. Kernels split their work over rayon.
 
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -433,8 +434,7 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
     let mut data = x.data.clone();
     data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
-        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
+        let lse = log_sum_exp(row);
         row.iter_mut().for_each(|v| *v -= lse);
     });
     Tensor::new(x.shape.clone(), data)
@@ -447,11 +447,16 @@ pub fn softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
     let mut data = x.data.clone();
     data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
-        let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let lse = m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln();
+        let lse = log_sum_exp(row);
         row.iter_mut().for_each(|v| *v = (*v - lse).exp());
     });
     Tensor::new(x.shape.clone(), data)
+}
+
+/// `log sum_i exp(row_i)`, shifted by the row's maximum.
+fn log_sum_exp(row: &[f32]) -> f32 {
+    let m = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    m + row.iter().map(|&v| (v - m).exp()).sum::<f32>().ln()
 }
 
 /// The reverse of [`softmax`] at output `y` `[B, n]` for the output change `dy`, in one
