@@ -59,7 +59,7 @@ impl Tensor {
     /// If `bits` does not hold one packed row per row of a `[N, B]` tensor (a caller bug);
     /// in debug builds, also if it does not hold the tensor's values.
     #[must_use]
-    pub fn with_packed_bits(mut self, bits: PackedBits) -> Self {
+    pub(crate) fn with_packed_bits(mut self, bits: PackedBits) -> Self {
         let &[rows, b] = self.shape() else {
             panic!("packed bits need a [N, B] tensor, not {:?}", self.shape)
         };
@@ -76,8 +76,8 @@ impl Tensor {
         self
     }
 
-    /// The rows bit-packed, if the tensor was built with them
-    /// ([`with_packed_bits`](Self::with_packed_bits)).
+    /// The rows bit-packed, if the tensor was built with them (the crate's batches of
+    /// input bits are).
     #[must_use]
     pub fn packed_bits(&self) -> Option<&PackedBits> {
         self.bits.as_deref()
@@ -192,7 +192,7 @@ impl PackedBits {
     /// # Panics
     /// If `b` is 0 or `bits` is not a whole number of rows.
     #[must_use]
-    pub fn from_bytes(b: usize, bits: Vec<u8>) -> Self {
+    pub(crate) fn from_bytes(b: usize, bits: Vec<u8>) -> Self {
         let bytes_per_row = b.div_ceil(8);
         assert!(b > 0 && bits.len().is_multiple_of(bytes_per_row), "whole rows of {bytes_per_row} bytes");
         Self { bytes_per_row, bits }
