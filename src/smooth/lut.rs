@@ -571,9 +571,11 @@ pub fn group_spread(like: &Tensor, g: &Tensor, classes: usize) -> Tensor {
 pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor {
     let (n, b) = (x.shape()[0], x.shape()[1]);
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
-    let (wt, xs) = (weights.data(), x.data());
+    let wt = weights.data();
     let mut out = vec![0.0f32; candidates.shape()[0] * b];
     let packed = packed_rows(x);
+    // The floats only without packed rows: a batch built packed has made none.
+    let xs = if packed.is_some() { &[][..] } else { x.data() };
     par_rows(
         &mut out,
         b,
@@ -668,9 +670,10 @@ fn mul_add8(acc: [f32; 8], v: [f32; 8], s: &[f32; 8]) -> [f32; 8] {
 pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     let (n, b) = (x.shape()[0], x.shape()[1]);
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
-    let (xs, g) = (x.data(), dy.data());
+    let g = dy.data();
     let mut out = vec![0.0f32; candidates.len()];
     let packed = packed_rows(x);
+    let xs = if packed.is_some() { &[][..] } else { x.data() };
     par_rows(
         &mut out,
         c,
@@ -841,10 +844,12 @@ mod tests {
             let y = soft_choice(&cand_t, &w_t, &x_t);
             let dw = soft_choice_grad_weights(&cand_t, &x_t, &dy_t);
             // The same from the packed rows a tensor carries.
-            let carried = x_t.clone().with_packed_bits(PackedBits::of(&x, b).expect("0/1 values"));
-            prop_assert!(carried.packed_bits().is_some());
+            let carried = Tensor::from_packed_bits(5, b, PackedBits::of(&x, b).expect("0/1 values"));
             prop_assert_eq!(&soft_choice(&cand_t, &w_t, &carried), &y);
             prop_assert_eq!(&soft_choice_grad_weights(&cand_t, &carried, &dy_t), &dw);
+            prop_assert!(!carried.floats_made(), "the kernels read the packed rows only");
+            prop_assert_eq!(&carried, &x_t);
+            prop_assert!(carried.floats_made());
             for m in 0..4 {
                 for e in 0..b {
                     let want: f32 = (0..3).map(|c| weights[m * 3 + c] * x[cand[m * 3 + c] as usize * b + e]).sum();

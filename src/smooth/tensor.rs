@@ -4,7 +4,7 @@
 //! packed one bit per example. Kernels split their work over rayon.
 
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Elements per rayon task in elementwise kernels (each element computed alone, so the
 /// split does not change results).
@@ -13,19 +13,22 @@ const PAR_ELEMENTS: usize = 1 << 14;
 /// A dense f32 array, row-major. Activations carry the batch as their first axis;
 /// shape `[]` is a scalar.
 ///
-/// A tensor of 0s and 1s may also carry its rows bit-packed ([`PackedBits`]), given by
-/// whoever built it (a batch of input bits): the kernels that read rows of bits use them
-/// instead of packing the floats again. Equality compares shape and values only.
+/// A tensor of 0s and 1s may be built from its rows bit-packed ([`PackedBits`]; the
+/// crate's batches of input bits are) and keeps them: the kernels that read rows of bits
+/// use them, and its floats are made only when first read, so that a batch that only
+/// such kernels see is never written out as floats. Equality compares shape and values.
 #[derive(Clone, Debug)]
 pub struct Tensor {
     shape: Vec<usize>,
-    data: Vec<f32>,
+    /// The elements: always set, except in a tensor built from packed rows until its
+    /// floats are first read.
+    data: OnceLock<Vec<f32>>,
     bits: Option<Arc<PackedBits>>,
 }
 
 impl PartialEq for Tensor {
     fn eq(&self, other: &Self) -> bool {
-        self.shape == other.shape && self.data == other.data
+        self.shape == other.shape && self.data() == other.data()
     }
 }
 
@@ -37,7 +40,28 @@ impl Tensor {
     #[must_use]
     pub fn new(shape: Vec<usize>, data: Vec<f32>) -> Self {
         assert_eq!(shape.iter().product::<usize>(), data.len(), "tensor data does not fit shape {shape:?}");
-        Self { shape, data, bits: None }
+        Self { shape, data: OnceLock::from(data), bits: None }
+    }
+
+    /// The `[N, B]` tensor of 0/1 values whose rows `bits` holds packed; its floats are
+    /// made when first read.
+    ///
+    /// # Panics
+    /// If `bits` does not hold `rows` packed rows of `b` examples (a caller bug).
+    #[must_use]
+    pub(crate) fn from_packed_bits(rows: usize, b: usize, bits: PackedBits) -> Self {
+        assert!(
+            bits.bytes_per_row == b.div_ceil(8) && bits.bits.len() == rows * bits.bytes_per_row,
+            "packed bits do not fit a [{rows}, {b}] tensor"
+        );
+        Self { shape: vec![rows, b], data: OnceLock::new(), bits: Some(Arc::new(bits)) }
+    }
+
+    /// Whether the floats exist yet (a tensor built from packed rows makes them on
+    /// their first read).
+    #[cfg(test)]
+    pub(crate) fn floats_made(&self) -> bool {
+        self.data.get().is_some()
     }
 
     /// Zeros of the given shape.
@@ -51,29 +75,6 @@ impl Tensor {
     #[must_use]
     pub fn scalar(v: f32) -> Self {
         Self::new(Vec::new(), vec![v])
-    }
-
-    /// The same tensor carrying `bits`, its rows bit-packed.
-    ///
-    /// # Panics
-    /// If `bits` does not hold one packed row per row of a `[N, B]` tensor (a caller bug);
-    /// in debug builds, also if it does not hold the tensor's values.
-    #[must_use]
-    pub(crate) fn with_packed_bits(mut self, bits: PackedBits) -> Self {
-        let &[rows, b] = self.shape() else {
-            panic!("packed bits need a [N, B] tensor, not {:?}", self.shape)
-        };
-        assert!(
-            bits.bytes_per_row == b.div_ceil(8) && bits.bits.len() == rows * bits.bytes_per_row,
-            "packed bits do not fit a [{rows}, {b}] tensor"
-        );
-        debug_assert_eq!(
-            PackedBits::of(&self.data, b).as_ref(),
-            Some(&bits),
-            "packed bits differ from the values"
-        );
-        self.bits = Some(Arc::new(bits));
-        self
     }
 
     /// The rows bit-packed, if the tensor was built with them (the crate's batches of
@@ -92,31 +93,36 @@ impl Tensor {
     /// The elements, row-major.
     #[must_use]
     pub fn data(&self) -> &[f32] {
-        &self.data
+        self.data.get_or_init(|| {
+            let bits = self.bits.as_deref().expect("a tensor without floats has packed rows");
+            bits.unpacked(self.shape[1])
+        })
     }
 
     /// The elements, mutable (the shape stays; packed bits are dropped).
     pub fn data_mut(&mut self) -> &mut [f32] {
+        let _ = self.data();
         self.bits = None;
-        &mut self.data
+        self.data.get_mut().expect("the floats were just made")
     }
 
     /// The elements, by value.
     #[must_use]
     pub fn into_data(self) -> Vec<f32> {
-        self.data
+        let _ = self.data();
+        self.data.into_inner().expect("the floats were just made")
     }
 
     /// Number of elements.
     #[must_use]
     pub fn len(&self) -> usize {
-        self.data.len()
+        self.shape.iter().product()
     }
 
     /// Whether the tensor has no elements.
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.data.is_empty()
+        self.len() == 0
     }
 
     /// Size of the first (batch) axis; 1 for a scalar.
@@ -137,13 +143,13 @@ impl Tensor {
     /// If the element counts differ.
     #[must_use]
     pub fn reshaped(self, shape: Vec<usize>) -> Self {
-        Self::new(shape, self.data)
+        Self::new(shape, self.into_data())
     }
 
     /// `f` applied to every element.
     #[must_use]
     pub fn map(&self, f: impl Fn(f32) -> f32 + Sync) -> Self {
-        let data = self.data.par_iter().with_min_len(PAR_ELEMENTS).map(|&v| f(v)).collect();
+        let data = self.data().par_iter().with_min_len(PAR_ELEMENTS).map(|&v| f(v)).collect();
         Self::new(self.shape.clone(), data)
     }
 
@@ -151,7 +157,7 @@ impl Tensor {
     #[must_use]
     pub fn zip(&self, other: &Self, f: impl Fn(f32, f32) -> f32 + Sync) -> Self {
         assert_eq!(self.shape, other.shape, "zip of different shapes");
-        let pairs = self.data.par_iter().zip(&other.data).with_min_len(PAR_ELEMENTS);
+        let pairs = self.data().par_iter().zip(other.data()).with_min_len(PAR_ELEMENTS);
         Self::new(self.shape.clone(), pairs.map(|(&a, &b)| f(a, b)).collect())
     }
 }
@@ -202,6 +208,26 @@ impl PackedBits {
     #[must_use]
     pub fn row(&self, n: usize) -> &[u8] {
         &self.bits[n * self.bytes_per_row..][..self.bytes_per_row]
+    }
+
+    /// The values, `b` 0/1 floats per row (`b` the examples the rows were packed from).
+    fn unpacked(&self, b: usize) -> Vec<f32> {
+        let n = self.bits.len() / self.bytes_per_row * b;
+        let mut x: Vec<f32> = Vec::with_capacity(n);
+        x.spare_capacity_mut()[..n]
+            .par_chunks_mut(b)
+            .zip(self.bits.par_chunks(self.bytes_per_row))
+            .with_min_len((PAR_ELEMENTS / b).max(1))
+            .for_each(|(out, bytes)| {
+                for (out, &byte) in out.chunks_mut(8).zip(bytes) {
+                    for (i, v) in out.iter_mut().enumerate() {
+                        v.write(f32::from(byte >> i & 1));
+                    }
+                }
+            });
+        // SAFETY: the rows above cover `x`'s first `n` slots, and each slot was written.
+        unsafe { x.set_len(n) };
+        x
     }
 }
 
@@ -298,7 +324,7 @@ pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32 + Sync) -> 
     let out = broadcast_shape(&a.shape, &b.shape).expect("shapes broadcast");
     let (sa, sb) = (broadcast_strides(&a.shape, &out), broadcast_strides(&b.shape, &out));
     let mut data = vec![0.0; out.iter().product()];
-    for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(a.data[i], b.data[j]));
+    for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(a.data()[i], b.data()[j]));
     Tensor::new(out, data)
 }
 
@@ -309,12 +335,12 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Tensor {
         return g.clone();
     }
     if shape.is_empty() {
-        return Tensor::scalar(g.data.iter().sum());
+        return Tensor::scalar(g.data().iter().sum());
     }
     let st = broadcast_strides(shape, &g.shape);
     let ones = broadcast_strides(&g.shape, &g.shape);
     let mut data = vec![0.0; shape.iter().product()];
-    for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += g.data[i]);
+    for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += g.data()[i]);
     Tensor::new(shape.to_vec(), data)
 }
 
@@ -326,7 +352,7 @@ pub fn expand_to(s: &Tensor, shape: &[usize]) -> Tensor {
     }
     let ss = broadcast_strides(&s.shape, shape);
     let mut data = vec![0.0; shape.iter().product()];
-    for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = s.data[i]);
+    for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = s.data()[i]);
     Tensor::new(shape.to_vec(), data)
 }
 
@@ -406,7 +432,7 @@ fn gemm_rows(
 pub fn linear(w: &Tensor, x: &Tensor) -> Tensor {
     let (o, i, b) = (w.shape[0], w.shape[1], x.rows());
     assert_eq!(x.row_len(), i, "linear: input width");
-    let c = gemm(b, i, o, &x.data, i as isize, 1, &w.data, 1, i as isize);
+    let c = gemm(b, i, o, x.data(), i as isize, 1, w.data(), 1, i as isize);
     Tensor::new(vec![b, o], c)
 }
 
@@ -415,7 +441,7 @@ pub fn linear(w: &Tensor, x: &Tensor) -> Tensor {
 pub fn linear_grad_w(g: &Tensor, x: &Tensor) -> Tensor {
     let (b, o, i) = (g.rows(), g.row_len(), x.row_len());
     assert_eq!(x.rows(), b, "linear_grad_w: batch");
-    let c = gemm(o, b, i, &g.data, 1, o as isize, &x.data, i as isize, 1);
+    let c = gemm(o, b, i, g.data(), 1, o as isize, x.data(), i as isize, 1);
     Tensor::new(vec![o, i], c)
 }
 
@@ -424,7 +450,7 @@ pub fn linear_grad_w(g: &Tensor, x: &Tensor) -> Tensor {
 pub fn linear_grad_x(w: &Tensor, g: &Tensor) -> Tensor {
     let (o, i, b) = (w.shape[0], w.shape[1], g.rows());
     assert_eq!(g.row_len(), o, "linear_grad_x: width");
-    let c = gemm(b, o, i, &g.data, o as isize, 1, &w.data, i as isize, 1);
+    let c = gemm(b, o, i, g.data(), o as isize, 1, w.data(), i as isize, 1);
     Tensor::new(vec![b, i], c)
 }
 
@@ -432,7 +458,7 @@ pub fn linear_grad_x(w: &Tensor, g: &Tensor) -> Tensor {
 #[must_use]
 pub fn log_softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let mut data = x.data.clone();
+    let mut data = x.data().to_vec();
     data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
         let lse = log_sum_exp(row);
         row.iter_mut().for_each(|v| *v -= lse);
@@ -445,7 +471,7 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
 #[must_use]
 pub fn softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let mut data = x.data.clone();
+    let mut data = x.data().to_vec();
     data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
         let lse = log_sum_exp(row);
         row.iter_mut().for_each(|v| *v = (*v - lse).exp());
@@ -469,9 +495,9 @@ fn log_sum_exp(row: &[f32]) -> f32 {
 pub fn softmax_back(y: &Tensor, dy: &Tensor) -> Tensor {
     assert_eq!(y.shape, dy.shape, "softmax_back: output and change differ in shape");
     let n = y.row_len().max(1);
-    let mut data = vec![0.0f32; y.data.len()];
+    let mut data = vec![0.0f32; y.data().len()];
     data.par_chunks_mut(n)
-        .zip(y.data.par_chunks(n).zip(dy.data.par_chunks(n)))
+        .zip(y.data().par_chunks(n).zip(dy.data().par_chunks(n)))
         .with_min_len(PAR_ELEMENTS / n)
         .for_each(|(out, (y, dy))| {
             out.iter_mut().zip(y.iter().zip(dy)).for_each(|(o, (&y, &d))| *o = d * y);
@@ -485,11 +511,13 @@ pub fn softmax_back(y: &Tensor, dy: &Tensor) -> Tensor {
 #[must_use]
 pub fn one_hot_max(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let mut data = vec![0.0f32; x.data.len()];
-    data.par_chunks_mut(n).zip(x.data.par_chunks(n)).with_min_len(PAR_ELEMENTS / n).for_each(|(out, row)| {
-        let best = row.iter().enumerate().fold(0, |best, (i, &v)| if v > row[best] { i } else { best });
-        out[best] = 1.0;
-    });
+    let mut data = vec![0.0f32; x.data().len()];
+    data.par_chunks_mut(n).zip(x.data().par_chunks(n)).with_min_len(PAR_ELEMENTS / n).for_each(
+        |(out, row)| {
+            let best = row.iter().enumerate().fold(0, |best, (i, &v)| if v > row[best] { i } else { best });
+            out[best] = 1.0;
+        },
+    );
     Tensor::new(x.shape.clone(), data)
 }
 
@@ -498,7 +526,7 @@ pub fn one_hot_max(x: &Tensor) -> Tensor {
 pub fn row_sum(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
     let data: Vec<f32> =
-        x.data.par_chunks(n).with_min_len(PAR_ELEMENTS / n).map(|r| r.iter().sum()).collect();
+        x.data().par_chunks(n).with_min_len(PAR_ELEMENTS / n).map(|r| r.iter().sum()).collect();
     Tensor::new(vec![data.len(), 1], data)
 }
 
@@ -538,8 +566,8 @@ pub fn conv2d(k: &Tensor, x: &Tensor) -> Tensor {
     let ckk = c * kh * kw;
     let mut out = vec![0.0; b * o * oh * ow];
     out.par_chunks_mut(o * oh * ow).enumerate().for_each(|(i, dst)| {
-        let cols = im2col(&x.data[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
-        let y = gemm_seq(o, ckk, oh * ow, &k.data, ckk as isize, 1, &cols, (oh * ow) as isize, 1);
+        let cols = im2col(&x.data()[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
+        let y = gemm_seq(o, ckk, oh * ow, k.data(), ckk as isize, 1, &cols, (oh * ow) as isize, 1);
         dst.copy_from_slice(&y);
     });
     Tensor::new(vec![b, o, oh, ow], out)
@@ -557,8 +585,8 @@ pub fn conv2d_grad_k(x: &Tensor, g: &Tensor) -> Tensor {
         .fold(
             || vec![0.0f32; o * ckk],
             |mut acc, i| {
-                let cols = im2col(&x.data[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
-                let gi = &g.data[i * o * oh * ow..(i + 1) * o * oh * ow];
+                let cols = im2col(&x.data()[i * c * h * w..(i + 1) * c * h * w], c, h, w, kh, kw, oh, ow);
+                let gi = &g.data()[i * o * oh * ow..(i + 1) * o * oh * ow];
                 let d = gemm_seq(o, oh * ow, ckk, gi, (oh * ow) as isize, 1, &cols, 1, (oh * ow) as isize);
                 acc.iter_mut().zip(d).for_each(|(a, v)| *a += v);
                 acc
@@ -583,9 +611,9 @@ pub fn conv2d_grad_x(k: &Tensor, g: &Tensor) -> Tensor {
     let ckk = c * kh * kw;
     let mut out = vec![0.0; b * c * h * w];
     out.par_chunks_mut(c * h * w).enumerate().for_each(|(i, dst)| {
-        let gi = &g.data[i * o * oh * ow..(i + 1) * o * oh * ow];
+        let gi = &g.data()[i * o * oh * ow..(i + 1) * o * oh * ow];
         // dcols = K^T g : [CKK, OH*OW], then col2im.
-        let dcols = gemm_seq(ckk, o, oh * ow, &k.data, 1, ckk as isize, gi, (oh * ow) as isize, 1);
+        let dcols = gemm_seq(ckk, o, oh * ow, k.data(), 1, ckk as isize, gi, (oh * ow) as isize, 1);
         let mut r = 0;
         for ch in 0..c {
             for dy in 0..kh {
@@ -658,7 +686,7 @@ fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
                 for dy in 0..s {
                     for dx in 0..s {
                         let j = base + (py * s + dy) * w + px * s + dx;
-                        if x.data[j] > x.data[best] {
+                        if x.data()[j] > x.data()[best] {
                             best = j;
                         }
                     }
@@ -674,7 +702,7 @@ fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
 #[must_use]
 pub fn max_pool(x: &Tensor, s: usize) -> Tensor {
     let (shape, idx) = pool_argmax(x, s);
-    Tensor::new(shape, idx.iter().map(|&j| x.data[j]).collect())
+    Tensor::new(shape, idx.iter().map(|&j| x.data()[j]).collect())
 }
 
 /// The reverse of [`max_pool`]: `g` (pooled shape) routed to each window's maximum of `x`.
@@ -682,8 +710,8 @@ pub fn max_pool(x: &Tensor, s: usize) -> Tensor {
 pub fn max_pool_back(x: &Tensor, s: usize, g: &Tensor) -> Tensor {
     let (_, idx) = pool_argmax(x, s);
     let mut out = Tensor::zeros(x.shape.clone());
-    for (&j, &v) in idx.iter().zip(&g.data) {
-        out.data[j] += v;
+    for (&j, &v) in idx.iter().zip(g.data()) {
+        out.data_mut()[j] += v;
     }
     out
 }
@@ -692,7 +720,7 @@ pub fn max_pool_back(x: &Tensor, s: usize, g: &Tensor) -> Tensor {
 #[must_use]
 pub fn max_pool_select(x: &Tensor, s: usize, a: &Tensor) -> Tensor {
     let (shape, idx) = pool_argmax(x, s);
-    Tensor::new(shape, idx.iter().map(|&j| a.data[j]).collect())
+    Tensor::new(shape, idx.iter().map(|&j| a.data()[j]).collect())
 }
 
 #[cfg(test)]

@@ -1,22 +1,21 @@
 //! Batches of training inputs as the relaxed kernels read them: the input bits of a
-//! batch of examples as 0/1 floats, node-major `[inputs, B]`
+//! batch of examples as a tensor of 0/1 values, node-major `[inputs, B]`
 //! ([`gather`](crate::learn::relaxed::gather)'s layout and values).
 //!
 //! The training inputs are kept one row per example ([`BitMatrix::transposed`]), so a
 //! batch reads each of its examples' bits from one contiguous row, in whole words, and
-//! 64 x 64 bit blocks are transposed into the batch's rows, as floats and, for the
-//! kernels that read rows of bits, packed ([`PackedBits`]). Gathering from the
+//! 64 x 64 bit blocks are transposed into the batch's rows, packed ([`PackedBits`]): the
+//! kernels that read rows of bits read them so, and the floats are made only if another
+//! kernel reads them (the soft choice of an input layer never does). Gathering from the
 //! node-major matrix instead reads one bit of each example from every input row: a
 //! random cache line per (input bit, example), which took a quarter of a relaxed epoch
-//! at Fashion-MNIST size (49,392 input bits). The output is written once, without
-//! zero-filling it first.
+//! at Fashion-MNIST size (49,392 input bits).
 
 use crate::lanes::matrix::transpose64;
 use crate::lanes::{BitMatrix, LANES};
 use crate::smooth::Tensor;
 use crate::smooth::tensor::PackedBits;
 use rayon::prelude::*;
-use std::mem::MaybeUninit;
 
 /// Input words (of 64 input bits) per parallel task: an example's words of one task
 /// share a cache line.
@@ -35,29 +34,24 @@ impl ExampleRows {
         Self { by_example: inputs.transposed() }
     }
 
-    /// Input bits of examples `idx` as 0/1 floats, node-major `[inputs, idx.len()]`: the
-    /// same tensor as [`gather`](crate::learn::relaxed::gather) of the original inputs.
+    /// Input bits of examples `idx` as 0/1 values, node-major `[inputs, idx.len()]`: the
+    /// same tensor as [`gather`](crate::learn::relaxed::gather) of the original inputs,
+    /// built from its rows packed (its floats are made if a kernel reads them).
     pub(crate) fn gather(&self, idx: &[usize]) -> Tensor {
         let (n, b) = (self.by_example.examples(), idx.len());
         if n == 0 || b == 0 {
             return Tensor::new(vec![n, b], Vec::new());
         }
-        let mut x: Vec<f32> = Vec::with_capacity(n * b);
-        // The same bits packed (`PackedBits`' layout): a row's bytes are its words' bytes.
+        // `PackedBits`' layout: a row's bytes are its 64-example words' bytes.
         let bytes_per_row = b.div_ceil(8);
         let mut packed = vec![0u8; n * bytes_per_row];
         let rows = &self.by_example;
-        let task_rows = WORDS_PER_TASK * LANES;
-        x.spare_capacity_mut()[..n * b]
-            .par_chunks_mut(task_rows * b)
-            .zip(packed.par_chunks_mut(task_rows * bytes_per_row))
-            .enumerate()
-            .for_each(|(task, (out, packed))| {
+        packed.par_chunks_mut(WORDS_PER_TASK * LANES * bytes_per_row).enumerate().for_each(
+            |(task, packed)| {
                 let mut block = [0u64; LANES];
-                let words = out.chunks_mut(LANES * b).zip(packed.chunks_mut(LANES * bytes_per_row));
-                for (wi, (out, packed)) in words.enumerate() {
+                for (wi, packed) in packed.chunks_mut(LANES * bytes_per_row).enumerate() {
                     let w = task * WORDS_PER_TASK + wi;
-                    let bits = out.len() / b;
+                    let bits = packed.len() / bytes_per_row;
                     for (c, chunk) in idx.chunks(LANES).enumerate() {
                         for (v, &e) in block.iter_mut().zip(chunk) {
                             *v = rows.row(e)[w];
@@ -66,26 +60,14 @@ impl ExampleRows {
                         // Word `i` is now input bit `64 w + i` of the chunk's examples.
                         transpose64(&mut block);
                         for (i, &word) in block.iter().enumerate().take(bits) {
-                            let dst = &mut out[i * b + c * LANES..][..chunk.len()];
-                            write_bits(dst, word);
                             let bytes = &mut packed[i * bytes_per_row + c * 8..][..chunk.len().div_ceil(8)];
                             bytes.copy_from_slice(&word.to_le_bytes()[..bytes.len()]);
                         }
                     }
                 }
-            });
-        // SAFETY: the chunks above cover `x`'s first `n * b` slots (every input bit's row
-        // of `b` examples, each example chunk of every row) and each slot was written.
-        unsafe { x.set_len(n * b) };
-        Tensor::new(vec![n, b], x).with_packed_bits(PackedBits::from_bytes(b, packed))
-    }
-}
-
-/// Bit `l` of `word` as 0/1 float into `dst[l]`.
-#[inline]
-fn write_bits(dst: &mut [MaybeUninit<f32>], word: u64) {
-    for (l, v) in dst.iter_mut().enumerate() {
-        v.write((word >> l & 1) as f32);
+            },
+        );
+        Tensor::from_packed_bits(n, b, PackedBits::from_bytes(b, packed))
     }
 }
 
@@ -107,6 +89,7 @@ mod tests {
             let idx: Vec<usize> = (0..batch).map(|_| rng.random_range(0..examples)).collect();
             let fast = ExampleRows::new(&m).gather(&idx);
             let slow = gather(&m, &idx);
+            assert!(!fast.floats_made(), "a batch is gathered packed");
             assert_eq!(fast.shape(), slow.shape());
             assert_eq!(fast.data(), slow.data(), "{rows} rows, {examples} examples, batch {batch}");
             assert_eq!(
