@@ -324,7 +324,8 @@ pub fn broadcast(a: &Tensor, b: &Tensor, f: impl Fn(f32, f32) -> f32 + Sync) -> 
     let out = broadcast_shape(&a.shape, &b.shape).expect("shapes broadcast");
     let (sa, sb) = (broadcast_strides(&a.shape, &out), broadcast_strides(&b.shape, &out));
     let mut data = vec![0.0; out.iter().product()];
-    for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(a.data()[i], b.data()[j]));
+    let (ad, bd) = (a.data(), b.data());
+    for_each_broadcast(&out, &sa, &sb, |o, i, j| data[o] = f(ad[i], bd[j]));
     Tensor::new(out, data)
 }
 
@@ -340,7 +341,8 @@ pub fn sum_to(g: &Tensor, shape: &[usize]) -> Tensor {
     let st = broadcast_strides(shape, &g.shape);
     let ones = broadcast_strides(&g.shape, &g.shape);
     let mut data = vec![0.0; shape.iter().product()];
-    for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += g.data()[i]);
+    let gd = g.data();
+    for_each_broadcast(&g.shape, &ones, &st, |_, i, j| data[j] += gd[i]);
     Tensor::new(shape.to_vec(), data)
 }
 
@@ -352,7 +354,8 @@ pub fn expand_to(s: &Tensor, shape: &[usize]) -> Tensor {
     }
     let ss = broadcast_strides(&s.shape, shape);
     let mut data = vec![0.0; shape.iter().product()];
-    for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = s.data()[i]);
+    let sd = s.data();
+    for_each_broadcast(shape, &ss, &ss, |o, i, _| data[o] = sd[i]);
     Tensor::new(shape.to_vec(), data)
 }
 
@@ -677,7 +680,7 @@ fn gemm_seq(
 fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
     let (b, c, h, w) = (x.shape[0], x.shape[1], x.shape[2], x.shape[3]);
     let (ph, pw) = (h / s, w / s);
-    let mut idx = Vec::with_capacity(b * c * ph * pw);
+    let (xd, mut idx) = (x.data(), Vec::with_capacity(b * c * ph * pw));
     for plane in 0..b * c {
         let base = plane * h * w;
         for py in 0..ph {
@@ -686,7 +689,7 @@ fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
                 for dy in 0..s {
                     for dx in 0..s {
                         let j = base + (py * s + dy) * w + px * s + dx;
-                        if x.data()[j] > x.data()[best] {
+                        if xd[j] > xd[best] {
                             best = j;
                         }
                     }
@@ -702,7 +705,8 @@ fn pool_argmax(x: &Tensor, s: usize) -> (Vec<usize>, Vec<usize>) {
 #[must_use]
 pub fn max_pool(x: &Tensor, s: usize) -> Tensor {
     let (shape, idx) = pool_argmax(x, s);
-    Tensor::new(shape, idx.iter().map(|&j| x.data()[j]).collect())
+    let xd = x.data();
+    Tensor::new(shape, idx.iter().map(|&j| xd[j]).collect())
 }
 
 /// The reverse of [`max_pool`]: `g` (pooled shape) routed to each window's maximum of `x`.
@@ -720,7 +724,8 @@ pub fn max_pool_back(x: &Tensor, s: usize, g: &Tensor) -> Tensor {
 #[must_use]
 pub fn max_pool_select(x: &Tensor, s: usize, a: &Tensor) -> Tensor {
     let (shape, idx) = pool_argmax(x, s);
-    Tensor::new(shape, idx.iter().map(|&j| a.data()[j]).collect())
+    let ad = a.data();
+    Tensor::new(shape, idx.iter().map(|&j| ad[j]).collect())
 }
 
 #[cfg(test)]
