@@ -41,7 +41,7 @@ use super::spec::{Head, ModelSpec, SpecError};
 use crate::circuit::CircuitBuilder;
 use crate::lanes::BitMatrix;
 use crate::smooth::lut::LayerWiring;
-use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors};
+use crate::smooth::{PackedBits, SmoothCircuit, SmoothOp, Tensor, eval_tensors};
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -903,16 +903,39 @@ pub(crate) fn standard_normal(rng: &mut ChaCha8Rng) -> f32 {
     ((-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()) as f32
 }
 
-/// Input bits of examples `idx` as 0/1 floats, node-major `[inputs, idx.len()]`.
+/// Input bits of examples `idx` as 0/1 values, node-major `[inputs, idx.len()]`, built
+/// packed ([`PackedBits`]): the kernels that read rows of bits read them so, and the
+/// floats are made only if another kernel reads them.
 pub(crate) fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
-    let mut x = vec![0.0f32; inputs.rows() * idx.len()];
-    x.par_chunks_mut(idx.len().max(1)).enumerate().for_each(|(i, row)| {
+    let (n, b) = (inputs.rows(), idx.len());
+    if n == 0 || b == 0 {
+        return Tensor::new(vec![n, b], Vec::new());
+    }
+    // Consecutive examples from a byte boundary (as `soft_predict` reads them) are whole
+    // bytes of each row.
+    let first = idx[0];
+    let consecutive = first.is_multiple_of(8) && idx.iter().enumerate().all(|(j, &e)| e == first + j);
+    let bytes_per_row = b.div_ceil(8);
+    let mut packed = vec![0u8; n * bytes_per_row];
+    packed.par_chunks_mut(bytes_per_row).enumerate().for_each(|(i, row)| {
         let words = inputs.row(i);
-        for (v, &e) in row.iter_mut().zip(idx) {
-            *v = (words[e / 64] >> (e % 64) & 1) as f32;
+        if consecutive {
+            let bytes = words[first / 64..].iter().flat_map(|w| w.to_le_bytes()).skip(first % 64 / 8);
+            for (byte, v) in row.iter_mut().zip(bytes) {
+                *byte = v;
+            }
+            if b % 8 != 0 {
+                row[bytes_per_row - 1] &= (1u8 << (b % 8)) - 1;
+            }
+            return;
+        }
+        for (byte, chunk) in row.iter_mut().zip(idx.chunks(8)) {
+            for (j, &e) in chunk.iter().enumerate() {
+                *byte |= ((words[e / 64] >> (e % 64) & 1) as u8) << j;
+            }
         }
     });
-    Tensor::new(vec![inputs.rows(), idx.len()], x)
+    Tensor::from_packed_bits(n, b, PackedBits::from_bytes(b, packed))
 }
 
 /// One-hot targets `[B, C]` of the examples `idx`.

@@ -89,7 +89,8 @@ mod tests {
             let idx: Vec<usize> = (0..batch).map(|_| rng.random_range(0..examples)).collect();
             let fast = ExampleRows::new(&m).gather(&idx);
             let slow = gather(&m, &idx);
-            assert!(!fast.floats_made(), "a batch is gathered packed");
+            assert!(!fast.floats_made() && !slow.floats_made(), "a batch is gathered packed");
+            assert_eq!(slow.data(), truth(&bits, &idx), "{rows} rows, {examples} examples, batch {batch}");
             assert_eq!(fast.shape(), slow.shape());
             assert_eq!(fast.data(), slow.data(), "{rows} rows, {examples} examples, batch {batch}");
             assert_eq!(
@@ -100,5 +101,31 @@ mod tests {
         }
         let m = BitMatrix::zeros(5, 3);
         assert_eq!(ExampleRows::new(&m).gather(&[]).shape(), &[5, 0]);
+    }
+
+    /// The node-major gather of consecutive examples from a byte boundary copies whole
+    /// bytes of each row; the others (and every batch here) must give the bits.
+    #[test]
+    fn node_major_gather_of_consecutive_examples() {
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let (rows, examples) = (70, 300);
+        let bits: Vec<Vec<bool>> =
+            (0..examples).map(|_| (0..rows).map(|_| rng.random::<bool>()).collect()).collect();
+        let m = BitMatrix::from_examples(rows, &bits);
+        for (start, len) in
+            [(0, 1), (0, 7), (8, 8), (64, 63), (72, 65), (128, 172), (3, 20), (256, 44), (0, 300)]
+        {
+            let idx: Vec<usize> = (start..start + len).collect();
+            let x = gather(&m, &idx);
+            assert_eq!(x.shape(), &[rows, len]);
+            assert_eq!(x.data(), truth(&bits, &idx), "examples {start}..{}", start + len);
+            assert_eq!(x.packed_bits(), PackedBits::of(x.data(), len).as_ref(), "padding bits are 0");
+        }
+    }
+
+    /// Node-major `[inputs, idx.len()]` floats of `bits[example][input]`.
+    fn truth(bits: &[Vec<bool>], idx: &[usize]) -> Vec<f32> {
+        let rows = bits.first().map_or(0, Vec::len);
+        (0..rows).flat_map(|r| idx.iter().map(move |&e| f32::from(u8::from(bits[e][r])))).collect()
     }
 }
