@@ -345,7 +345,7 @@ pub fn load_form(
                             m.display()
                         );
                     }
-                    Netlist::indexed(&name, bind_params(&network.classifier(), &params)?)
+                    trained_netlist(&name, &network.classifier(), &params)?
                 }
             }
         }
@@ -367,6 +367,17 @@ pub fn load_form(
         _ => return Err(UsageError("give exactly one of --model and --circuit".into()).into()),
     };
     Ok(net)
+}
+
+/// A trained network as it is exported: its parameters bound ([`bind_params`]) and the
+/// gates no output reads removed. A network's first layer keeps the LUTs that no later
+/// gate chose (5,941 of the 14,000 of the default Fashion-MNIST recipe), and Icarus
+/// spent four fifths of its compile of the exported module on them.
+///
+/// # Errors
+/// `params` does not have one value per parameter of `circuit`.
+pub fn trained_netlist(name: &str, circuit: &Circuit<Bool>, params: &[bool]) -> anyhow::Result<Netlist> {
+    Ok(Netlist::indexed(name, bind_params(circuit, params)?.pruned()))
 }
 
 /// Writes the netlist in `format`.
@@ -514,7 +525,7 @@ pub fn export_trained_within(
     limits: Option<&ToolLimits>,
 ) -> anyhow::Result<TrainedExport> {
     let module = module_name(name);
-    let net = Netlist::indexed(&module, bind_params(circuit, params)?);
+    let net = trained_netlist(&module, circuit, params)?;
     let verilog = verilog_dir.join(format!("{module}.v"));
     write_atomic_with(&verilog, |w| write_verilog_documented(&net, &VerilogParams::default(), doc, w))
         .with_context(|| format!("writing {}", verilog.display()))?;
@@ -567,6 +578,28 @@ pub fn icarus_outcome(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A LUT no output reads is not exported; the outputs are the bound network's.
+    #[test]
+    fn a_trained_netlist_drops_unread_gates() -> anyhow::Result<()> {
+        use crate::circuit::CircuitBuilder;
+        use crate::domain::BoolBuild;
+        let mut b = CircuitBuilder::<Bool>::new(8, 2);
+        let (p, x) = (b.params(), b.args());
+        let read = b.lut(&p[..4], &x);
+        let _unread = b.lut(&p[4..], &x);
+        let c = b.finish(vec![read])?;
+        let params = [false, true, true, false, true, true, true, false];
+        let net = trained_netlist("m", &c, &params)?;
+        let bound = bind_params(&c, &params)?;
+        assert_eq!(bound.gate_histogram().iter().find(|(g, _)| g == "lut2").map(|h| h.1), Some(2));
+        assert_eq!(net.circuit().gate_histogram().iter().find(|(g, _)| g == "lut2").map(|h| h.1), Some(1));
+        for v in 0..4u32 {
+            let x = [v & 1 == 1, v & 2 == 2];
+            assert_eq!(net.circuit().eval_one(&x), bound.eval_one(&x));
+        }
+        Ok(())
+    }
 
     #[test]
     fn the_train_bench_keeps_every_test_example_of_big_data() {
