@@ -35,7 +35,7 @@ fn train_exports_verilog_and_a_bench_and_runs_icarus() -> Result<(), Box<dyn std
     let v = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.v"))?;
     assert!(v.contains("module iris (\n  input wire [31:0] x,\n  output wire [1:0] y\n);"), "{v}");
     let bench = std::fs::read_to_string(d.path().join("runs/iris/verilog/iris_tb.v"))?;
-    assert!(bench.contains("$readmemb(\"iris.mem\", mem);"));
+    assert!(bench.contains("$readmemh(\"iris.mem\", mem);"));
     // 105 training and 45 test rows.
     assert_eq!(std::fs::read_to_string(d.path().join("runs/iris/verilog/iris.mem"))?.lines().count(), 150);
     let m: serde_json::Value =
@@ -205,7 +205,7 @@ fn verify_simulates_every_test_image_of_an_idx_directory() -> Result<(), Box<dyn
     // bits, 4 output bits: the class index).
     let mem = std::fs::read_to_string(d.path().join("runs/tiny/verilog/tiny.mem"))?;
     assert_eq!(mem.lines().count(), 10);
-    assert!(mem.lines().all(|l| l.len() == 784 * 3 + 1 + 4), "{}", &mem[..80]);
+    assert!(mem.lines().all(|l| l.len() == 784 * 3 / 4 + 1 + 1), "{}", &mem[..80]);
     if !have(&[Tool::Iverilog, Tool::Vvp]) {
         return Ok(());
     }

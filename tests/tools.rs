@@ -72,8 +72,8 @@ fn icarus_reports_a_wrong_expectation() -> Result {
     // Flip the last expected bit of vector 5: the bench must now fail.
     let mem = d.path().join("g.mem");
     let mut lines: Vec<String> = std::fs::read_to_string(&mem)?.lines().map(String::from).collect();
-    let last = lines[5].pop().ok_or("empty line")?;
-    lines[5].push(if last == '0' { '1' } else { '0' });
+    let last = lines[5].pop().and_then(|c| c.to_digit(16)).ok_or("no hex digit")?;
+    lines[5].push(char::from_digit(last ^ 1, 16).ok_or("digit")?);
     std::fs::write(&mem, lines.join("\n") + "\n")?;
     let files_bench = d.path().join("g_tb.v");
     match run_icarus(d.path(), &files_bench, &d.path().join("g.v"), "g_tb")? {

