@@ -64,6 +64,8 @@ fn default_train_learns_iris_and_writes_its_files() {
     // Piped stderr: one progress line per epoch instead of a bar (of at most 20 epochs).
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("train 1/20: train acc") && err.contains("train 2/20: "), "{err}");
+    // The steps after training print a line only when they take 2 seconds or more.
+    assert!(!err.contains("finish "), "{err}");
     let json = circuitlearn(&["train", "--epochs", "2", "--out", "j", "--json"], d.path());
     assert!(json.status.success() && !String::from_utf8_lossy(&json.stderr).contains("train 1/2"));
     let eval =

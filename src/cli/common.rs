@@ -92,6 +92,10 @@ pub struct Progress {
     bar: ProgressBar,
     lines: bool,
     what: String,
+    /// Steps shorter than this print no line ([`Progress::silent_below`]).
+    shortest_line: std::time::Duration,
+    /// When the current step started.
+    step_start: std::cell::Cell<std::time::Instant>,
 }
 
 impl Progress {
@@ -100,10 +104,18 @@ impl Progress {
         self.bar.set_message(msg.into());
     }
 
+    /// Without a terminal, no line for a step shorter than `shortest` (quick runs stay
+    /// quiet).
+    #[must_use]
+    pub fn silent_below(self, shortest: std::time::Duration) -> Self {
+        Self { shortest_line: shortest, ..self }
+    }
+
     /// Advances by `n` steps.
     pub fn inc(&self, n: u64) {
         self.bar.inc(n);
-        if self.lines {
+        let step = self.step_start.replace(std::time::Instant::now()).elapsed();
+        if self.lines && step >= self.shortest_line {
             let len = self.bar.length().unwrap_or(0);
             let elapsed = indicatif::HumanDuration(self.bar.elapsed());
             eprintln!("{} {}/{len}: {} ({elapsed})", self.what, self.bar.position(), self.bar.message());
@@ -132,7 +144,13 @@ pub fn progress(len: u64, json: bool, what: &str) -> Progress {
             .progress_chars("=> "),
     );
     bar.set_prefix(what.to_string());
-    Progress { bar, lines: !json && !terminal, what: what.to_string() }
+    Progress {
+        bar,
+        lines: !json && !terminal,
+        what: what.to_string(),
+        shortest_line: std::time::Duration::ZERO,
+        step_start: std::cell::Cell::new(std::time::Instant::now()),
+    }
 }
 
 /// A progress hook for library work that reports `(what, done, total)` (SAT sweeping):

@@ -246,14 +246,27 @@ pub(super) fn train_options(
     })
     .map_err(cli_error)?;
     bar.finish_and_clear();
+    // The steps after training took a minute or two of the default Fashion-MNIST run:
+    // a bar says which one is running (without a terminal, a line after each that took
+    // 2 seconds or more).
+    let hardware = cfg.hardware != Hardware::None
+        && (trained.circuit().is_some() || matches!(trained.model, pipeline::TrainedModel::Poly { .. }));
+    let finish =
+        progress(2 + u64::from(hardware), quiet, "finish").silent_below(std::time::Duration::from_secs(2));
+    finish.set_message("synthesis of the classifier");
     // The model first: whatever fails after this, the run is not lost.
     trained.write_model(&out.join("model.json"), &cfg).map_err(cli_error)?;
     let synth = pipeline::synthesize(&cfg, &trained).map_err(cli_error)?;
+    finish.inc(1);
     if let Some(s) = &synth {
         let (model, path) = (out.join("model.json"), out.join(pipeline::CLASSIFIER_FILE));
         let bytes = std::fs::read(&model).with_context(|| format!("reading {}", model.display()))?;
         pipeline::write_classifier(&path, &s.aig, &bytes)
             .with_context(|| format!("writing {}", path.display()))?;
+    }
+    if hardware {
+        let check = if cfg.hardware == Hardware::Verify { ", checked in Icarus" } else { "" };
+        finish.set_message(format!("Verilog and testbench{check}"));
     }
     let hw = match (trained.circuit(), cfg.hardware, &trained.x_train, &trained.x_test) {
         _ if cfg.hardware == Hardware::None => None,
@@ -286,8 +299,14 @@ pub(super) fn train_options(
         }
         _ => None,
     };
+    if hardware {
+        finish.inc(1);
+    }
+    finish.set_message("the figures of metrics.json");
     let icarus = hw.as_ref().map_or(if synth.is_some() { "none" } else { "" }, |h| h.icarus.as_str());
     let metrics = pipeline::metrics(&cfg, &data, &trained, synth.as_ref(), icarus);
+    finish.inc(1);
+    finish.finish_and_clear();
     write_json_file(&out.join("metrics.json"), &metrics)?;
     std::fs::remove_file(&incomplete).with_context(|| format!("removing {}", incomplete.display()))?;
     Ok(Some(FinishedRun { metrics, out, hardware: hw }))
