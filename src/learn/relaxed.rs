@@ -879,8 +879,11 @@ pub struct ReachablePart {
     pub picks: Vec<Vec<u32>>,
 }
 
-/// Examples per evaluation of [`RelaxedNet::soft_predict`].
-const PREDICT_BATCH: usize = 512;
+/// Examples per evaluation of [`RelaxedNet::soft_predict`]: at 256, the widest tensor of
+/// the Fashion-MNIST recipes (a first layer's soft choices, `[24000, B]` floats) stays
+/// below glibc's 32 MiB mmap threshold, so each batch reuses heap pages (at 512 it took
+/// 1.4 million fresh page faults per report).
+const PREDICT_BATCH: usize = 256;
 
 /// Index of the gate `a` (pass-through of address bit 0) among the 16 functions: its
 /// truth table over `s = a + 2b` is `0b1010`.
