@@ -457,7 +457,8 @@ impl TrainedExport {
 pub const TRAIN_BENCH_BUDGET: usize = 1 << 20;
 
 /// Most vectors the bench `train` writes holds (a line is one example's input and output
-/// bits: 10,000 encoded Fashion-MNIST images make a 24 MB vectors file).
+/// bits in hex: the 10,000 Fashion-MNIST test images, 49,392 bits each in the default
+/// encoding, make a 123 MB vectors file).
 pub const TRAIN_BENCH_MAX_VECTORS: usize = 20_000;
 
 /// The examples of `train`'s bench: the training then the test examples when together
