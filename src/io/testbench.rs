@@ -4,13 +4,14 @@
 //! Each line of the vectors file is one example in hex: the input bits `x[N-1] .. x[0]`
 //! in `ceil(N/4)` digits, an underscore, then the expected outputs `y[M-1] .. y[0]` in
 //! `ceil(M/4)` digits. (Hex, not binary: Icarus read Fashion-MNIST's 10,000 vectors of
-//! 49,392 bits in 4.6 s instead of 17.8 s, from a file a quarter the size.) The bench applies every
-//! vector (for a pipelined module, one per clock, comparing `latency` cycles later),
-//! compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n> vectors` and calls
-//! `$finish`, or prints the first mismatches and calls `$fatal(1, ...)` (a plain `vvp`
-//! exits 0 even when outputs differ; `$fatal` makes the exit status say so). Run it from
-//! the directory holding the vectors file. The plusarg `+step=K` checks vectors 0, K,
-//! 2K, ... only (a quick sample of a big bench; `PASS` then counts the checked ones).
+//! 49,392 bits in 4.6 s instead of 17.8 s, from a file a quarter the size.) The bench
+//! applies every vector (for a pipelined module, one per clock, comparing `latency`
+//! cycles later), compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n>
+//! vectors` and calls `$finish`, or prints the first mismatches and calls `$fatal(1,
+//! ...)` (a plain `vvp` exits 0 even when outputs differ; `$fatal` makes the exit status
+//! say so). Run it from the directory holding the vectors file. The plusarg `+step=K`
+//! checks vectors 0, K, 2K, ... only (a quick sample of a big bench; `PASS` then counts
+//! the checked ones).
 
 use super::atomic::write_atomic;
 use super::netlist::Netlist;
