@@ -13,7 +13,7 @@ use circuitlearn::{
 };
 use circuitlearn::{
     Cec, IcarusOutcome, Matching, Tool, ToolError, ToolLimits, YosysFlow, abc_cec, run_icarus,
-    run_icarus_every, run_icarus_limited, yosys_counts,
+    run_icarus_every, run_icarus_limited, run_icarus_parts, yosys_counts,
 };
 use circuitlearn::{
     LutStyle, Netlist, VerilogParams, concat_examples, module_name, random_inputs, to_verilog, write_atomic,
@@ -92,6 +92,73 @@ fn icarus_reports_a_wrong_expectation() -> Result {
         IcarusOutcome::Pass { .. } => panic!("vector 5 was not checked with step 5"),
     }
     assert_pass(&run_icarus_every(d.path(), &files_bench, &d.path().join("g.v"), "g_tb", 2)?, 128, "step 2");
+    // Shared out over several `vvp` runs (`+first`), the same vectors are checked: the
+    // tampered one is found whichever run holds it, and the runs' logs become one.
+    for parts in 1..=3 {
+        for (step, checked) in [(1, 256usize), (5, 52)] {
+            match run_icarus_parts(
+                d.path(),
+                &files_bench,
+                &d.path().join("g.v"),
+                "g_tb",
+                step,
+                parts,
+                &ToolLimits::default(),
+            )? {
+                IcarusOutcome::Mismatch { report, log } => {
+                    assert!(report.contains("MISMATCH vector 5"), "{parts} parts, step {step}: {report}");
+                    let failing = report.lines().filter(|l| l.contains("FAIL: 1 of")).count();
+                    assert_eq!(failing, 1, "{parts} parts, step {step}: {report}");
+                    assert_eq!(log, d.path().join("g_tb.vvp.log"));
+                    assert_eq!(std::fs::read_to_string(&log)?.matches("$ ").count(), parts, "one log");
+                }
+                IcarusOutcome::Pass { .. } => panic!("{parts} parts, step {step}: a tampered vector passed"),
+            }
+            let outcome = run_icarus_parts(
+                d.path(),
+                &files_bench,
+                &d.path().join("g.v"),
+                "g_tb",
+                2 * step,
+                parts,
+                &ToolLimits::default(),
+            )?;
+            assert_pass(&outcome, checked.div_ceil(2), &format!("{parts} parts, step {}", 2 * step));
+        }
+    }
+    let leftovers: Vec<_> = std::fs::read_dir(d.path())?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|f| f.starts_with("g_tb.vvp.") && f != "g_tb.vvp.log")
+        .collect();
+    assert!(leftovers.is_empty(), "part logs left behind: {leftovers:?}");
+    Ok(())
+}
+
+/// A pipelined bench shared out over runs that start past vector 0 (`+first`) checks
+/// every vector once, and none during the pipeline's fill.
+#[test]
+fn icarus_shares_a_pipelined_bench_out() -> Result {
+    if !have(&[Tool::Iverilog, Tool::Vvp]) {
+        return Ok(());
+    }
+    let d = tempfile::tempdir()?;
+    let n = Netlist::indexed("p", random_circuit(5, 10, 80, true));
+    let p = VerilogParams { lut_style: LutStyle::Table, pipeline: 3, valid: false };
+    let design = d.path().join("p.v");
+    write_atomic(&design, to_verilog(&n, &p).as_bytes())?;
+    let files = write_testbench(d.path(), &n, &random_inputs(10, 500, 3), p.pipeline)?;
+    for parts in [1, 3] {
+        let outcome = run_icarus_parts(
+            d.path(),
+            &files.bench,
+            &design,
+            &files.module,
+            1,
+            parts,
+            &ToolLimits::default(),
+        )?;
+        assert_pass(&outcome, 500, &format!("{parts} parts"));
+    }
     Ok(())
 }
 

@@ -9,9 +9,9 @@
 //! cycles later), compares with `!==` (so `x`/`z` outputs fail), prints `PASS: <n>
 //! vectors` and calls `$finish`, or prints the first mismatches and calls `$fatal(1,
 //! ...)` (a plain `vvp` exits 0 even when outputs differ; `$fatal` makes the exit status
-//! say so). Run it from the directory holding the vectors file. The plusarg `+step=K`
-//! checks vectors 0, K, 2K, ... only (a quick sample of a big bench; `PASS` then counts
-//! the checked ones).
+//! say so). Run it from the directory holding the vectors file. The plusargs `+step=K`
+//! and `+first=F` check vectors F, F+K, F+2K, ... only (a quick sample of a big bench,
+//! or one of several runs that share it out; `PASS` then counts the checked ones).
 
 use super::atomic::write_atomic;
 use super::netlist::Netlist;
@@ -172,6 +172,13 @@ pub fn write_testbench_with(
     Ok(BenchFiles { bench, vectors, module: tb.module, n_vectors: tb.n_vectors })
 }
 
+/// How a bench reads its plusargs `+step=K` and `+first=F` and counts the vectors
+/// `F, F+K, F+2K, ...` below `NV` it checks.
+const PLUSARGS: &str = r#"    if (!$value$plusargs("step=%d", step) || step < 1) step = 1;
+    if (!$value$plusargs("first=%d", first) || first < 0) first = 0;
+    checked = first < NV ? (NV - first + step - 1) / step : 0;
+"#;
+
 /// The comments, module line, sizes and vector memory every bench starts with.
 fn bench_head(
     dut: &str,
@@ -193,7 +200,10 @@ fn bench_head(
         ni - 1,
         no - 1
     );
-    let _ = writeln!(s, "// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).");
+    let _ = writeln!(
+        s,
+        "// `vvp BENCH +step=K +first=F` checks vectors F, F+K, F+2K, ... only (default: all, F = 0, K = 1)."
+    );
     let _ = writeln!(s, "`timescale 1ns / 1ps");
     let _ = writeln!(s, "module {module};");
     let _ =
@@ -212,27 +222,27 @@ fn bench_text(
     latency: usize,
 ) -> String {
     let mut s = bench_head(dut, "", module, file, (ni, no, nv), latency);
-    s.push_str("  integer j, k, step, checked, errors;\n");
+    s.push_str("  integer j, k, first, step, checked, errors;\n");
     if latency == 0 {
         let _ = writeln!(s, "  {dut} dut (.x(x), .y(y));");
     } else {
         let _ = writeln!(s, "  reg clk;\n  {dut} dut (.clk(clk), .x(x), .y(y));");
     }
     let _ = writeln!(s, "  initial begin\n    $readmemh(\"{file}\", mem);\n    errors = 0;");
-    s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
-    s.push_str("    checked = (NV + step - 1) / step;\n");
+    s.push_str(PLUSARGS);
     if latency == 0 {
         s.push_str("    for (k = 0; k < checked; k = k + 1) begin\n");
-        s.push_str("      x = mem[k * step][YW+NI-1:YW];\n      #1;\n      j = k * step;\n");
+        s.push_str("      x = mem[first + k * step][YW+NI-1:YW];\n      #1;\n      j = first + k * step;\n");
     } else {
         s.push_str("    clk = 0;\n    x = 0;\n");
         s.push_str("    for (k = 0; k < checked + LAT - 1; k = k + 1) begin\n");
         s.push_str(
-            "      if (k < checked) x = mem[k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+            "      if (k < checked) x = mem[first + k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
         );
-        s.push_str("      j = (k - (LAT - 1)) * step;\n");
+        s.push_str("      j = first + (k - (LAT - 1)) * step;\n");
     }
-    s.push_str("      if (j >= 0 && y !== mem[j][NO-1:0]) begin\n        errors = errors + 1;\n");
+    let filled = if latency == 0 { "" } else { "k >= LAT - 1 && " };
+    let _ = writeln!(s, "      if ({filled}y !== mem[j][NO-1:0]) begin\n        errors = errors + 1;");
     let _ = writeln!(s, "        if (errors <= {MAX_REPORTED})");
     s.push_str("          $display(\"MISMATCH vector %0d: x = %h, y = %b, expected %b\", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);\n");
     s.push_str("      end\n    end\n");
@@ -254,24 +264,23 @@ fn valid_bench_text(
 ) -> String {
     let mut s = bench_head(dut, " (clock enable, valid in/out)", module, file, (ni, no, nv), latency);
     s.push_str("  reg clk, en, valid_in;\n  wire valid_out;\n");
-    s.push_str("  integer j, k, step, checked, errors, seen, cycle;\n");
+    s.push_str("  integer j, k, first, step, checked, errors, seen, cycle;\n");
     let _ = writeln!(
         s,
         "  {dut} dut (.clk(clk), .en(en), .valid_in(valid_in), .x(x), .y(y), .valid_out(valid_out));"
     );
     let _ = writeln!(s, "  initial begin\n    $readmemh(\"{file}\", mem);\n    errors = 0;");
-    s.push_str("    if (!$value$plusargs(\"step=%d\", step) || step < 1) step = 1;\n");
-    s.push_str("    checked = (NV + step - 1) / step;\n");
+    s.push_str(PLUSARGS);
     s.push_str("    clk = 0;\n    x = 0;\n    k = 0;\n    seen = 0;\n");
     s.push_str(
         "    for (cycle = 0; seen < checked && cycle < 2 * (checked + LAT) + 8; cycle = cycle + 1) begin\n",
     );
     s.push_str("      en = (cycle % 3 != 2);\n      valid_in = (k < checked);\n");
     s.push_str(
-        "      if (k < checked) x = mem[k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
+        "      if (k < checked) x = mem[first + k * step][YW+NI-1:YW];\n      #1 clk = 1;\n      #1 clk = 0;\n",
     );
     s.push_str("      if (en) begin\n        if (k < checked) k = k + 1;\n        if (valid_out) begin\n");
-    s.push_str("          j = seen * step;\n          seen = seen + 1;\n");
+    s.push_str("          j = first + seen * step;\n          seen = seen + 1;\n");
     s.push_str("          if (y !== mem[j][NO-1:0]) begin\n            errors = errors + 1;\n");
     let _ = writeln!(s, "            if (errors <= {MAX_REPORTED})");
     s.push_str("              $display(\"MISMATCH vector %0d: x = %h, y = %b, expected %b\", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);\n");
@@ -349,25 +358,26 @@ mod tests {
         assert_eq!((tb.module.as_str(), tb.vectors_file.as_str(), tb.n_vectors), ("g_tb", "g.mem", 4));
         let want = r#"// Self-checking testbench for module g: 4 vectors from the circuitlearn simulator.
 // Each line of g.mem, in hex: x[1..0], '_', then the expected y[1..0] (each padded to whole digits).
-// `vvp BENCH +step=K` checks every K-th vector only (0, K, 2K, ...; default all).
+// `vvp BENCH +step=K +first=F` checks vectors F, F+K, F+2K, ... only (default: all, F = 0, K = 1).
 `timescale 1ns / 1ps
 module g_tb;
   localparam NI = 2, NO = 2, NV = 4, LAT = 0, XW = 4, YW = 4;
   reg [XW+YW-1:0] mem [0:NV-1];
   reg [NI-1:0] x;
   wire [NO-1:0] y;
-  integer j, k, step, checked, errors;
+  integer j, k, first, step, checked, errors;
   g dut (.x(x), .y(y));
   initial begin
     $readmemh("g.mem", mem);
     errors = 0;
     if (!$value$plusargs("step=%d", step) || step < 1) step = 1;
-    checked = (NV + step - 1) / step;
+    if (!$value$plusargs("first=%d", first) || first < 0) first = 0;
+    checked = first < NV ? (NV - first + step - 1) / step : 0;
     for (k = 0; k < checked; k = k + 1) begin
-      x = mem[k * step][YW+NI-1:YW];
+      x = mem[first + k * step][YW+NI-1:YW];
       #1;
-      j = k * step;
-      if (j >= 0 && y !== mem[j][NO-1:0]) begin
+      j = first + k * step;
+      if (y !== mem[j][NO-1:0]) begin
         errors = errors + 1;
         if (errors <= 10)
           $display("MISMATCH vector %0d: x = %h, y = %b, expected %b", j, mem[j][YW+NI-1:YW], y, mem[j][NO-1:0]);
@@ -382,7 +392,8 @@ endmodule
         assert_eq!(tb.bench, want);
         let piped = testbench(&n, &random_inputs(2, 4, 0), 2)?.bench;
         assert!(piped.contains("  reg clk;\n  g dut (.clk(clk), .x(x), .y(y));\n"));
-        assert!(piped.contains("      j = (k - (LAT - 1)) * step;\n"));
+        assert!(piped.contains("      j = first + (k - (LAT - 1)) * step;\n"));
+        assert!(piped.contains("      if (k >= LAT - 1 && y !== mem[j][NO-1:0]) begin\n"));
         Ok(())
     }
 

@@ -83,6 +83,21 @@ pub enum ToolError {
     },
 }
 
+impl ToolError {
+    /// The same error, pointing at `log` instead (when several runs' logs were merged
+    /// into one).
+    #[must_use]
+    pub fn with_log(self, log: &Path) -> Self {
+        let log = log.to_path_buf();
+        match self {
+            Self::Failed { tool, what, .. } => Self::Failed { tool, what, log },
+            Self::TimedOut { tool, timeout, .. } => Self::TimedOut { tool, timeout, log },
+            Self::Io { tool, source, .. } => Self::Io { tool, log, source },
+            missing @ Self::Missing { .. } => missing,
+        }
+    }
+}
+
 /// What a finished run printed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunOutput {
