@@ -835,16 +835,43 @@ impl RelaxedNet {
     /// Soft predictions (argmax of the relaxed group sums) on every example.
     #[must_use]
     pub fn soft_predict(&self, logits: &[f32], inputs: &BitMatrix) -> Vec<u32> {
-        let c = self.circuit(1.0);
-        let params = self.logit_tensors(logits);
-        let wiring = self.wiring();
+        let scores = self.soft_scores(logits, inputs);
+        scores.chunks(self.network.n_classes).map(|s| argmax(s) as u32).collect()
+    }
+
+    /// The relaxed class scores of every example (`[examples, classes]`, row-major), as
+    /// [`circuit`](Self::circuit)`(1.0)` computes them.
+    ///
+    /// Computed on the gates an output reaches ([`reachable_part`](Self::reachable_part)),
+    /// and for a hard choice (as training leaves it: logit 0 for each address bit's
+    /// candidate, -1000 for the others) on the network wired to the chosen candidates
+    /// ([`with_chosen_inputs`](Self::with_chosen_inputs)): the choice weighs its candidate
+    /// exactly 1 and the others exactly 0, so both compute the whole network's floats.
+    #[must_use]
+    pub fn soft_scores(&self, logits: &[f32], inputs: &BitMatrix) -> Vec<f32> {
+        let n_tables = self.n_table_logits();
+        let hard = self.has_choice() && logits[n_tables..] == self.hard_choice_logits(logits)[..];
+        let chosen;
+        let (net, logits) = if hard {
+            chosen = self.with_chosen_inputs(logits);
+            (&chosen, &logits[..n_tables])
+        } else {
+            (self, logits)
+        };
+        let part = net.reachable_part();
+        let params = net.logit_tensors(logits);
+        let (net, params) = match &part {
+            Some(part) => (&part.net, part.pick(&params)),
+            None => (net, params),
+        };
+        let c = net.circuit(1.0);
+        let wiring = net.wiring();
         let order: Vec<usize> = (0..inputs.examples()).collect();
-        let mut out = Vec::with_capacity(order.len());
+        let mut out = Vec::with_capacity(order.len() * self.network.n_classes);
         for idx in order.chunks(PREDICT_BATCH) {
             let x = gather(inputs, idx);
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x]).collect();
-            let scores = eval_tensors(&c, &ins).swap_remove(0);
-            out.extend(scores.data().chunks(self.network.n_classes).map(|s| argmax(s) as u32));
+            out.extend_from_slice(eval_tensors(&c, &ins)[0].data());
         }
         out
     }
@@ -877,6 +904,23 @@ pub struct ReachablePart {
     /// ([`logit_tensors`](RelaxedNet::logit_tensors) order), the indices of the elements
     /// the part's tensor holds, in order.
     pub picks: Vec<Vec<u32>>,
+}
+
+impl ReachablePart {
+    /// The part's logit tensors, picked from the whole network's (each keeps its rows'
+    /// width: `[pick / m, m]` from a tensor `[_, m]`).
+    #[must_use]
+    pub fn pick(&self, tensors: &[Tensor]) -> Vec<Tensor> {
+        tensors
+            .iter()
+            .zip(&self.picks)
+            .map(|(t, pick)| {
+                let m = t.shape().last().copied().unwrap_or(1).max(1);
+                let data = t.data();
+                Tensor::new(vec![pick.len() / m, m], pick.iter().map(|&i| data[i as usize]).collect())
+            })
+            .collect()
+    }
 }
 
 /// Examples per evaluation of [`RelaxedNet::soft_predict`]: at 256, the widest tensor of

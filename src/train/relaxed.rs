@@ -399,10 +399,7 @@ impl Rule for RelaxedRule<'_> {
             self.steps += 1;
             // The logits of the reached gates; their gradients go back to their places,
             // the others' are zero.
-            let picked: Option<Vec<Tensor>> = self
-                .reachable
-                .as_ref()
-                .map(|r| self.params.iter().zip(&r.picks).map(|(t, pick)| pick_elements(t, pick)).collect());
+            let picked: Option<Vec<Tensor>> = self.reachable.as_ref().map(|r| r.pick(&self.params));
             let params = picked.as_ref().unwrap_or(&self.params);
             let (grads, stats) = batch_gradients(params, idx.len(), 2, |part| {
                 let idx = &idx[part];
@@ -548,15 +545,7 @@ pub fn train_relaxed(
     (rule.logits(), report)
 }
 
-/// The elements `pick` of `t`, as a flat tensor (a [`ReachablePart`]'s logits keep
-/// their rows' width, so `[pick / m, m]` for `t` of shape `[_, m]`).
-fn pick_elements(t: &Tensor, pick: &[u32]) -> Tensor {
-    let m = t.shape().last().copied().unwrap_or(1).max(1);
-    let data = t.data();
-    Tensor::new(vec![pick.len() / m, m], pick.iter().map(|&i| data[i as usize]).collect())
-}
-
-/// `g` (the gradient of [`pick_elements`]' tensor) put back at the places `pick` of a
+/// `g` (the gradient of a [`ReachablePart::pick`]ed tensor) put back at the places `pick` of a
 /// tensor like `like`, zero elsewhere.
 fn spread(g: &Tensor, pick: &[u32], like: &Tensor) -> Tensor {
     let mut out = vec![0.0f32; like.len()];

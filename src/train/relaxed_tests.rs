@@ -442,6 +442,16 @@ fn hard_choices_in_every_layer_are_the_learned_wiring() {
         assert!(!fixed.has_choice());
         assert_eq!(scores(&fixed, &logits[..tables]).data(), soft.data());
         assert_ne!(discrete, net.network);
+        // With soft tables, `soft_scores` (on the chosen, reachable gates only) computes
+        // the whole network's floats, bit for bit.
+        let mut rng = ChaCha8Rng::seed_from_u64(first as u64);
+        logits[..tables].iter_mut().for_each(|w| *w = rng.random_range(-3.0..3.0));
+        let whole = scores(&net, &logits);
+        assert!(fixed.reachable_part().is_some(), "some gates are not read, and not computed");
+        assert_eq!(net.soft_scores(&logits, &x), whole.data(), "{first} x {hidden} candidates");
+        // And so do soft choices, which it computes on the whole network.
+        logits[tables..].iter_mut().for_each(|w| *w = rng.random_range(-3.0..3.0));
+        assert_eq!(net.soft_scores(&logits, &x), scores(&net, &logits).data());
     }
 }
 
