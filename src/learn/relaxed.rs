@@ -721,6 +721,30 @@ impl RelaxedNet {
         Some(ReachablePart { net: part, picks })
     }
 
+    /// The input rows the first layer reads (through its choice's candidates, if it has
+    /// one), ascending, and the network reading those rows only, renumbered `0..` in that
+    /// order (for [`circuit_with`](Self::circuit_with) and [`wiring`](Self::wiring)). The
+    /// rows no gate reads need not be gathered, nor unpacked into floats.
+    #[must_use]
+    pub fn reading_only_its_inputs(&self) -> (Vec<usize>, Self) {
+        let read = self.choices[0].as_ref().unwrap_or(&self.layers[0]);
+        let (k, n_inputs, read) = (read.k, read.prev_width(), &read.sources);
+        let mut at = vec![u32::MAX; n_inputs];
+        read.iter().for_each(|&s| at[s as usize] = 0);
+        let rows: Vec<usize> = (0..n_inputs).filter(|&i| at[i] == 0).collect();
+        for (new, &i) in rows.iter().enumerate() {
+            at[i] = new as u32;
+        }
+        let mut out = self.clone();
+        let sources = read.iter().map(|&s| at[s as usize]).collect();
+        let narrowed = LayerWiring::new(k, sources, rows.len());
+        match &mut out.choices[0] {
+            Some(c) => *c = narrowed,
+            None => out.layers[0] = narrowed,
+        }
+        (rows, out)
+    }
+
     /// Layers of the network.
     #[must_use]
     pub fn n_layers(&self) -> usize {
@@ -864,12 +888,13 @@ impl RelaxedNet {
             Some(part) => (&part.net, part.pick(&params)),
             None => (net, params),
         };
+        let (rows, net) = net.reading_only_its_inputs();
         let c = net.circuit(1.0);
         let wiring = net.wiring();
         let order: Vec<usize> = (0..inputs.examples()).collect();
         let mut out = Vec::with_capacity(order.len() * self.network.n_classes);
         for idx in order.chunks(PREDICT_BATCH) {
-            let x = gather(inputs, idx);
+            let x = gather_rows(inputs, &rows, idx);
             let ins: Vec<&Tensor> = params.iter().chain(&wiring).chain([&x]).collect();
             out.extend_from_slice(eval_tensors(&c, &ins)[0].data());
         }
@@ -953,8 +978,14 @@ pub(crate) fn standard_normal(rng: &mut ChaCha8Rng) -> f32 {
 /// Input bits of examples `idx` as 0/1 values, node-major `[inputs, idx.len()]`, built
 /// packed ([`PackedBits`]): the kernels that read rows of bits read them so, and the
 /// floats are made only if another kernel reads them.
+#[cfg(test)]
 pub(crate) fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
-    let (n, b) = (inputs.rows(), idx.len());
+    gather_rows(inputs, &(0..inputs.rows()).collect::<Vec<_>>(), idx)
+}
+
+/// [`gather`] of the input rows `rows` only, in that order (`[rows.len(), idx.len()]`).
+pub(crate) fn gather_rows(inputs: &BitMatrix, rows: &[usize], idx: &[usize]) -> Tensor {
+    let (n, b) = (rows.len(), idx.len());
     if n == 0 || b == 0 {
         return Tensor::new(vec![n, b], Vec::new());
     }
@@ -964,7 +995,7 @@ pub(crate) fn gather(inputs: &BitMatrix, idx: &[usize]) -> Tensor {
     let consecutive = first.is_multiple_of(8) && idx.iter().enumerate().all(|(j, &e)| e == first + j);
     let bytes_per_row = b.div_ceil(8);
     let mut packed = vec![0u8; n * bytes_per_row];
-    packed.par_chunks_mut(bytes_per_row).enumerate().for_each(|(i, row)| {
+    packed.par_chunks_mut(bytes_per_row).zip(rows).for_each(|(row, &i)| {
         let words = inputs.row(i);
         if consecutive {
             let bytes = words[first / 64..].iter().flat_map(|w| w.to_le_bytes()).skip(first % 64 / 8);

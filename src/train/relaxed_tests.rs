@@ -622,3 +622,26 @@ fn score_offsets_shift_the_loss_and_nothing_else() {
     let (_, hindered_history) = run(Some(toward(-40.0)));
     assert!(hindered_history[1].loss > 10.0, "{}", hindered_history[1].loss);
 }
+
+/// A network reading only the input rows its first layer reads computes, on those rows,
+/// what the whole network computes on all of them; with a first-layer choice too.
+#[test]
+fn a_network_reads_only_its_inputs() {
+    let spec = RelaxedSpec::parse("lut:4:20x2:6,groupsum:3", 3).unwrap();
+    let seeded = RelaxedNet::build(spec, 300, 3, 5).unwrap();
+    let x = random_inputs(300, 70, 2);
+    let idx: Vec<usize> = (0..70).collect();
+    for net in [seeded.clone(), seeded.with_input_choice(3, 6)] {
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        let logits: Vec<f32> = (0..net.n_logits()).map(|_| rng.random_range(-3.0..3.0)).collect();
+        let scores = |n: &RelaxedNet, x: Tensor| {
+            let ins: Vec<Tensor> =
+                n.logit_tensors(&logits).into_iter().chain(n.wiring()).chain([x]).collect();
+            eval_tensors(&n.circuit(1.0), &ins.iter().collect::<Vec<_>>()).swap_remove(0)
+        };
+        let (rows, narrow) = net.reading_only_its_inputs();
+        assert!(rows.len() < 300 && rows.windows(2).all(|w| w[0] < w[1]), "{} rows", rows.len());
+        let x_rows = gather_rows(&x, &rows, &idx);
+        assert_eq!(scores(&narrow, x_rows).data(), scores(&net, gather(&x, &idx)).data());
+    }
+}
