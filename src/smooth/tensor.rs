@@ -57,6 +57,18 @@ impl Tensor {
         Self { shape: vec![rows, b], data: OnceLock::new(), bits: Some(Arc::new(bits)) }
     }
 
+    /// Rows `rows` of a tensor built from packed rows, still packed (`[rows.len(), B]`);
+    /// none if it has no packed rows.
+    #[must_use]
+    pub(crate) fn packed_rows(&self, rows: &[usize]) -> Option<Self> {
+        let (bits, b) = (self.bits.as_deref()?, self.shape[1]);
+        let mut out = Vec::with_capacity(rows.len() * bits.bytes_per_row);
+        for &r in rows {
+            out.extend_from_slice(bits.row(r));
+        }
+        Some(Self::from_packed_bits(rows.len(), b, PackedBits::from_bytes(b, out)))
+    }
+
     /// Whether the floats exist yet (a tensor built from packed rows makes them on
     /// their first read).
     #[cfg(test)]

@@ -183,6 +183,9 @@ pub struct RelaxedRule<'a> {
     reachable: Option<ReachablePart>,
     /// Whether the step computes the reachable gates only (the same logits, faster).
     prune: bool,
+    /// The input rows the step's first layer reads (none: all), which are all its
+    /// batches hold.
+    input_rows: Option<Vec<usize>>,
     wiring: Vec<Tensor>,
     step: SmoothCircuit,
     ce: SmoothCircuit,
@@ -206,9 +209,7 @@ impl<'a> RelaxedRule<'a> {
     pub fn new(net: &'a RelaxedNet, inputs: &'a BitMatrix, labels: &'a [u32], p: RelaxedParams) -> Self {
         assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
         assert_eq!(inputs.examples(), labels.len(), "one label per example");
-        let reachable = net.reachable_part();
-        let trained = reachable.as_ref().map_or(net, |r| &r.net);
-        Self {
+        let mut rule = Self {
             net,
             batches: ExampleRows::new(inputs),
             labels,
@@ -221,15 +222,19 @@ impl<'a> RelaxedRule<'a> {
             straight_through: false,
             steps: 0,
             chosen: net.clone(),
-            wiring: trained.wiring(),
-            step: step_circuit(&trained.circuit_with(p.tau, false, p.straight_through_choice), false),
-            reachable,
+            // The trained network's wiring and step: made by `rebuild` below.
+            input_rows: None,
+            wiring: Vec::new(),
+            step: SmoothCircuit::wiring(0, &[]),
+            reachable: None,
             prune: true,
             ce: loss::softmax_cross_entropy_map(),
             soft_targets: None,
             score_offsets: None,
             member: None,
-        }
+        };
+        rule.rebuild();
+        rule
     }
 
     /// The rule of network `m` (from 0) of a boosted run of `n`: its checkpoints name
@@ -345,10 +350,15 @@ impl<'a> RelaxedRule<'a> {
         }
     }
 
-    /// Rebuilds the wiring and step circuit of the trained network (its reachable part).
+    /// Rebuilds the wiring and step circuit of the trained network (its reachable part,
+    /// reading only the input rows its first layer reads).
     fn rebuild(&mut self) {
         self.reachable = if self.prune { self.chosen.reachable_part() } else { None };
         let net = self.reachable.as_ref().map_or(&self.chosen, |r| &r.net);
+        let (rows, narrowed) = net.reading_only_its_inputs();
+        let all = rows.len() == self.net.network.circuit.n_args();
+        let net = if all || !self.prune { net } else { &narrowed };
+        self.input_rows = (!all && self.prune).then_some(rows);
         self.wiring = net.wiring();
         self.step = step_circuit(
             &net.circuit_with(self.p.tau, self.straight_through, self.p.straight_through_choice),
@@ -403,7 +413,12 @@ impl Rule for RelaxedRule<'_> {
             let params = picked.as_ref().unwrap_or(&self.params);
             let (grads, stats) = batch_gradients(params, idx.len(), 2, |part| {
                 let idx = &idx[part];
-                let (x, mut y) = (self.batches.gather(idx), one_hot(self.labels, idx, classes));
+                let x = self.batches.gather(idx);
+                let x = match &self.input_rows {
+                    Some(rows) => x.packed_rows(rows).expect("a batch is gathered packed"),
+                    None => x,
+                };
+                let mut y = one_hot(self.labels, idx, classes);
                 if let Some((probs, w)) = &self.soft_targets {
                     for (row, &e) in y.data_mut().chunks_exact_mut(classes).zip(idx) {
                         let teacher = &probs[e * classes..(e + 1) * classes];
