@@ -356,9 +356,9 @@ impl<'a> RelaxedRule<'a> {
         self.reachable = if self.prune { self.chosen.reachable_part() } else { None };
         let net = self.reachable.as_ref().map_or(&self.chosen, |r| &r.net);
         let (rows, narrowed) = net.reading_only_its_inputs();
-        let all = rows.len() == self.net.network.circuit.n_args();
-        let net = if all || !self.prune { net } else { &narrowed };
-        self.input_rows = (!all && self.prune).then_some(rows);
+        let narrow = self.prune && rows.len() < self.net.network.circuit.n_args();
+        let net = if narrow { &narrowed } else { net };
+        self.input_rows = narrow.then_some(rows);
         self.wiring = net.wiring();
         self.step = step_circuit(
             &net.circuit_with(self.p.tau, self.straight_through, self.p.straight_through_choice),
