@@ -136,8 +136,8 @@ pub use io::{ModelFile, ModelFileError, Netlist, PortNames, write_atomic, write_
 
 // External tools: Icarus, Yosys, ABC, each run with resource limits.
 pub use tools::{
-    Cec, IcarusOutcome, Matching, Tool, ToolError, ToolLimits, YosysCounts, YosysFlow, abc_cec, run_icarus,
-    run_icarus_every, run_icarus_limited, run_icarus_parts, vvp_parts, yosys_counts,
+    Cec, IcarusOutcome, MAX_VVP_PARTS, Matching, Tool, ToolError, ToolLimits, YosysCounts, YosysFlow,
+    abc_cec, run_icarus, run_icarus_every, run_icarus_limited, run_icarus_parts, vvp_parts, yosys_counts,
 };
 
 // Scale-out: the communicator (MPI with feature `mpi`, one process otherwise).

@@ -12,7 +12,8 @@ pub mod yosys;
 
 pub use abc::{Cec, Matching, abc_cec, abc_cec_limited};
 pub use icarus::{
-    IcarusOutcome, run_icarus, run_icarus_every, run_icarus_limited, run_icarus_parts, vvp_parts,
+    IcarusOutcome, MAX_VVP_PARTS, run_icarus, run_icarus_every, run_icarus_limited, run_icarus_parts,
+    vvp_parts,
 };
 pub use tool::{DEFAULT_TOOL_TIMEOUT, Tool, ToolError, ToolLimits};
 pub use yosys::{YosysCounts, YosysFlow, yosys_counts, yosys_counts_limited};
