@@ -31,6 +31,8 @@ fn init_starts_from_the_model_and_fine_tunes_it() {
     let same = train(&["--init", "a/model.json", "--epochs", "0", "--seed", "4", "--out", "b"], p);
     assert_eq!(same["init"]["test_accuracy"], first["test_accuracy"], "{same}");
     assert_eq!(same["test_accuracy"], first["test_accuracy"], "{same}");
+    // No epochs took no time: 0, not the -0 of an empty float sum.
+    assert_eq!(same["seconds"].as_f64().map(f64::is_sign_positive), Some(true), "{same}");
     let (ma, mb) = (model(p, "a"), model(p, "b"));
     for key in ["spec", "seed", "params", "encoder"] {
         assert_eq!(ma[key], mb[key], "{key}");

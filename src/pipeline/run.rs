@@ -666,7 +666,7 @@ pub fn train(
                         .with_score_offsets(v.iter().map(|&c| c as f32 * r.boost_scale / p.tau).collect());
                 }
                 // `--time-limit` bounds the members' epochs together.
-                let spent = Duration::from_secs_f64(epoch_seconds.iter().sum());
+                let spent = Duration::from_secs_f64(crate::train::total_seconds(&epoch_seconds));
                 let member_trainer = Trainer::new()
                     .epochs(cfg.epochs)
                     .seed(seed)
@@ -965,7 +965,7 @@ pub fn metrics(
     icarus: &str,
 ) -> Value {
     let (train_accuracy, test_accuracy) = trained.accuracies();
-    let seconds: f64 = trained.epoch_seconds.iter().sum();
+    let seconds = crate::train::total_seconds(&trained.epoch_seconds);
     let threads = rayon::current_num_threads();
     let mut m = match &trained.model {
         TrainedModel::Poly { model, .. } => {

@@ -187,8 +187,15 @@ impl<E> Report<E> {
     /// Wall time of all epochs, seconds.
     #[must_use]
     pub fn seconds(&self) -> f64 {
-        self.epoch_seconds.iter().sum()
+        total_seconds(&self.epoch_seconds)
     }
+}
+
+/// The sum of `epoch_seconds`: 0 (not the -0 of an empty `f64` sum, which printed as
+/// "-0.00s") for no epochs.
+#[must_use]
+pub fn total_seconds(epoch_seconds: &[f64]) -> f64 {
+    epoch_seconds.iter().fold(0.0, |a, s| a + s)
 }
 
 impl<E: fmt::Debug> fmt::Display for Report<E> {
