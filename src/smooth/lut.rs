@@ -584,6 +584,12 @@ pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor 
             for (r, y) in rows.chunks_exact_mut(b).enumerate() {
                 let m = first + r;
                 let (src, a) = (&sources[m * c..(m + 1) * c], &wt[m * c..(m + 1) * c]);
+                #[cfg(target_arch = "x86_64")]
+                if let (Some(p), true) = (&packed, masked_adds()) {
+                    // SAFETY: `masked_adds` says the CPU has AVX-512F.
+                    unsafe { avx512::soft_choice_row(p, src, a, y) };
+                    continue;
+                }
                 if let Some(p) = &packed {
                     // Four accumulators of 8 examples each, so that the sums over the
                     // candidates do not wait on each other.
@@ -664,6 +670,84 @@ fn mul_add8(acc: [f32; 8], v: [f32; 8], s: &[f32; 8]) -> [f32; 8] {
     std::array::from_fn(|l| acc[l] + v[l] * s[l])
 }
 
+/// Whether the soft choice's kernels add with AVX-512 masks ([`avx512`]): the active
+/// level ([`SimdLevel::active`](crate::SimdLevel::active)) has AVX-512F.
+#[cfg(target_arch = "x86_64")]
+fn masked_adds() -> bool {
+    crate::SimdLevel::active() >= crate::SimdLevel::Avx512
+}
+
+/// The soft choice's packed-bit loops as AVX-512 masked adds: a candidate's weight (or an
+/// example's adjoint) is added in the lanes whose input bit is set. The portable loops add
+/// `value * bit` instead, in the same lanes and the same order. A lane starts at +0 and so
+/// never holds -0, and adding +0 or -0 to any other value leaves it as it is: both write
+/// the same bits (`tests/golden.rs` runs the recipes at every level). Autovectorised
+/// selects were measured first: the forward became masked adds, the adjoints' sums did not
+/// (BENCHMARKS.md, 2026-12-06).
+#[cfg(target_arch = "x86_64")]
+mod avx512 {
+    use super::PackedBits;
+    use std::arch::x86_64::{
+        __m512, _mm512_loadu_ps, _mm512_mask_add_ps, _mm512_set1_ps, _mm512_setzero_ps, _mm512_storeu_ps,
+    };
+
+    /// Bits `32 q .. 32 q + 32` of a packed row (bit `l` is example `32 q + l`), zero
+    /// past its end.
+    #[inline(always)]
+    fn bits_at(row: &[u8], q: usize) -> u32 {
+        match row.get(4 * q..4 * q + 4) {
+            Some(w) => u32::from_le_bytes([w[0], w[1], w[2], w[3]]),
+            None => row.iter().skip(4 * q).enumerate().fold(0, |w, (i, &b)| w | u32::from(b) << (8 * i)),
+        }
+    }
+
+    /// The 16 lanes of `v`.
+    #[inline(always)]
+    fn lanes(v: __m512) -> [f32; 16] {
+        let mut out = [0.0f32; 16];
+        // SAFETY: `out` holds 16 floats.
+        unsafe { _mm512_storeu_ps(out.as_mut_ptr(), v) };
+        out
+    }
+
+    /// One row of `soft_choice`: `y[e] = sum_c a[c] x[src[c], e]`, 32 examples a step.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn soft_choice_row(p: &PackedBits, src: &[f32], a: &[f32], y: &mut [f32]) {
+        for (q, v) in y.chunks_mut(32).enumerate() {
+            let (mut lo, mut hi) = (_mm512_setzero_ps(), _mm512_setzero_ps());
+            for (&s, &a) in src.iter().zip(a) {
+                let (bits, w) = (bits_at(p.row(s as usize), q), _mm512_set1_ps(a));
+                lo = _mm512_mask_add_ps(lo, bits as u16, lo, w);
+                hi = _mm512_mask_add_ps(hi, (bits >> 16) as u16, hi, w);
+            }
+            let both = [lanes(lo), lanes(hi)];
+            v.copy_from_slice(&both.as_flattened()[..v.len()]);
+        }
+    }
+
+    /// One row of `soft_choice_grad_weights`: `dw[c] = sum_e dy[e] x[src[c], e]`, 16
+    /// examples a step in 16 lanes, a last partial step in lanes `e % 8`, then lane `l`
+    /// and lane `l + 8` added, in order of `l`.
+    #[target_feature(enable = "avx512f")]
+    pub(super) fn soft_choice_grad_row(p: &PackedBits, src: &[f32], dy: &[f32], dw: &mut [f32]) {
+        let whole = dy.len() / 16 * 16;
+        for (d, &s) in dw.iter_mut().zip(src) {
+            let row = p.row(s as usize);
+            let mut acc = _mm512_setzero_ps();
+            for (k, v) in dy[..whole].chunks_exact(16).enumerate() {
+                // SAFETY: `v` holds 16 floats.
+                let v = unsafe { _mm512_loadu_ps(v.as_ptr()) };
+                acc = _mm512_mask_add_ps(acc, u16::from_le_bytes([row[2 * k], row[2 * k + 1]]), acc, v);
+            }
+            let mut acc = lanes(acc);
+            for (e, &v) in dy.iter().enumerate().skip(whole) {
+                acc[e % 8] += v * f32::from(row[e / 8] >> (e % 8) & 1);
+            }
+            *d = acc[..8].iter().zip(&acc[8..]).map(|(x, y)| x + y).sum();
+        }
+    }
+}
+
 /// `(candidates, x [N, B], dy [M, B]) -> [M, C]`: the weight adjoints of [`soft_choice`],
 /// `sum_e dy[m, e] x[candidates[m, c], e]`.
 #[must_use]
@@ -689,6 +773,12 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
                     }
                     continue;
                 };
+                #[cfg(target_arch = "x86_64")]
+                if masked_adds() {
+                    // SAFETY: `masked_adds` says the CPU has AVX-512F.
+                    unsafe { avx512::soft_choice_grad_row(p, src, gm, dw) };
+                    continue;
+                }
                 // Two 8-lane accumulators per candidate, 16 examples a step.
                 let whole = gm.len() / 16 * 16;
                 for (d, &s) in dw.iter_mut().zip(src) {
