@@ -941,9 +941,25 @@ mod tests {
             prop_assert_eq!(&carried, &x_t);
             prop_assert!(carried.floats_made());
             for m in 0..4 {
+                let xs = |c: usize, e: usize| x[cand[m * 3 + c] as usize * b + e];
                 for e in 0..b {
-                    let want: f32 = (0..3).map(|c| weights[m * 3 + c] * x[cand[m * 3 + c] as usize * b + e]).sum();
+                    let want: f32 = (0..3).map(|c| weights[m * 3 + c] * xs(c, e)).sum();
                     prop_assert!((y.data()[m * b + e] - want).abs() < 1e-5);
+                    // Bit for bit, whichever instruction set ran: the candidates in order
+                    // from +0.
+                    let exact = (0..3).fold(0.0f32, |acc, c| acc + weights[m * 3 + c] * xs(c, e));
+                    prop_assert_eq!(y.data()[m * b + e].to_bits(), exact.to_bits());
+                }
+                // The adjoints' lanes: examples 16k + l in lane l, the last partial step in
+                // lanes e % 8, then lane l and lane l + 8 added in order of l.
+                for c in 0..3 {
+                    let mut lanes = [0.0f32; 16];
+                    for e in 0..b {
+                        let lane = if e < b / 16 * 16 { e % 16 } else { e % 8 };
+                        lanes[lane] += dy[m * b + e] * xs(c, e);
+                    }
+                    let exact: f32 = lanes[..8].iter().zip(&lanes[8..]).map(|(x, y)| x + y).sum();
+                    prop_assert_eq!(dw.data()[m * 3 + c].to_bits(), exact.to_bits());
                 }
                 for c in 0..3 {
                     let want: f32 = (0..b).map(|e| dy[m * b + e] * x[cand[m * 3 + c] as usize * b + e]).sum();
