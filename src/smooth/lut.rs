@@ -681,7 +681,8 @@ fn masked_adds() -> bool {
 /// example's adjoint) is added in the lanes whose input bit is set. The portable loops add
 /// `value * bit` instead, in the same lanes and the same order. A lane starts at +0 and so
 /// never holds -0, and adding +0 or -0 to any other value leaves it as it is: both write
-/// the same bits (`tests/golden.rs` runs the recipes at every level). Autovectorised
+/// the same bits (tested against the lane order written out, and `tests/golden.rs` pins a
+/// relaxed run with a learned input choice at every level). Autovectorised
 /// selects were measured first: the forward became masked adds, the adjoints' sums did not
 /// (BENCHMARKS.md, 2026-12-06).
 #[cfg(target_arch = "x86_64")]
