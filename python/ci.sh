@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Python package's CI: `pip install ./python` into a fresh venv (maturin builds the
-# wheel in release mode, reusing python/target), then its pytest suite. Without a Python
+# wheel in release mode, reusing python/target), then its pytest suite, after the crate's
+# fmt and clippy (-D warnings). Without a Python
 # 3.9+ that has venv it skips with the reason, except in CI (CI=true) or with
 # CIRCUITLEARN_REQUIRE_TOOLS=1, where it fails. Run from anywhere: python/ci.sh
 set -euo pipefail
@@ -24,6 +25,7 @@ done
 [ -n "$py" ] || skip "no Python 3.9+ with venv and ensurepip (apt-get install python3 python3-venv)"
 command -v cargo >/dev/null 2>&1 || skip "no cargo to build the extension"
 cargo fmt --check --manifest-path python/Cargo.toml
+cargo clippy --manifest-path python/Cargo.toml --all-targets -- -D warnings
 venv=$(mktemp -d)/venv
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 "$py" -m venv "$venv"

@@ -64,6 +64,7 @@ fn dataset(values: Vec<f64>, n_features: usize, labels: Vec<u32>, class_names: V
 
 /// What [`fit`] trained: a classifier of bits ([`Model`]) or a ring model.
 #[derive(IntoPyObject)]
+#[expect(clippy::large_enum_variant, reason = "made once per fit and handed straight to Python")]
 pub enum Fitted {
     /// A Boolean or relaxed (discretised) classifier.
     Lut(Model),
