@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The Python package's CI: `pip install ./python` into a fresh venv (maturin builds the
-# wheel in release mode, reusing python/target), then its pytest suite, after the crate's
-# fmt and clippy (-D warnings). Without a Python
-# 3.9+ that has venv it skips with the reason, except in CI (CI=true) or with
-# CIRCUITLEARN_REQUIRE_TOOLS=1, where it fails. Run from anywhere: python/ci.sh
+# The Python package's CI: the crate's fmt and clippy (-D warnings), `pip install ./python`
+# into a fresh venv (maturin builds the wheel in release mode, reusing python/target), then
+# its pytest suite. Without a Python 3.9+ that has venv it skips with the reason, except in
+# CI (CI=true) or with CIRCUITLEARN_REQUIRE_TOOLS=1, where it fails. Run from anywhere:
+# python/ci.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 required() { [ "${CI:-}" = true ] || [ "${CIRCUITLEARN_REQUIRE_TOOLS:-}" = 1 ]; }
