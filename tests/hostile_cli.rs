@@ -407,3 +407,23 @@ fn generated_headers_and_encodings_under_an_address_space_limit_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn output_folders_that_are_files_are_refused_before_any_work() {
+    let d = tempfile::tempdir().unwrap();
+    let p = d.path();
+    std::fs::write(p.join("afile"), b"keep me\n").unwrap();
+    std::fs::write(p.join("g.toml"), b"[grid]\nepochs = [1]\n").unwrap();
+    std::fs::write(p.join("a.blif"), BLIF).unwrap();
+    for (args, file) in [
+        (&["train", "--data", "iris", "--out", "afile"][..], "afile"),
+        (&["train", "--data", "iris", "--out", "afile/run"], "afile"),
+        (&["sweep", "--grid", "g.toml", "--out", "afile"], "afile"),
+        (&["opt", "a.blif", "--passes", "strash", "-o", "afile/a.aig"], "afile"),
+        (&["export", "--circuit", "a.blif", "-o", "afile/sub/a.v"], "afile"),
+        (&["verify", "--circuit", "a.blif", "--work", "afile/v"], "afile"),
+    ] {
+        refused(&circuitlearn(args, p), &format!(": {file} is a file, not a folder"));
+    }
+    assert_eq!(std::fs::read(p.join("afile")).unwrap(), b"keep me\n");
+}

@@ -203,15 +203,22 @@ fn file_identity(path: &Path) -> Option<(u64, u64, std::path::PathBuf)> {
     }
 }
 
-/// Refuses to run when one of `outputs` is one of `inputs` (the same file after
-/// following links: same device and inode, so hard links count), unless `force`: a
-/// command must never replace the file it reads (`opt a.blif -o a.blif`,
+/// Checks a command's output files before it works: none may lie under a file
+/// (`-o notes.txt/x.aig`, [`check_output_folder`]), and none may be one of `inputs` (the
+/// same file after following links: same device and inode, so hard links count) unless
+/// `force`: a command must never replace the file it reads (`opt a.blif -o a.blif`,
 /// `export --model model.json -o model.json`). Outputs that do not exist yet, and inputs
 /// that do not exist (their reader reports them), pass.
 ///
 /// # Errors
-/// [`UsageError`] (exit 2) naming the output, the input and `--force`.
-pub fn refuse_overwriting_inputs(outputs: &[&Path], inputs: &[&Path], force: bool) -> Result<(), UsageError> {
+/// [`UsageError`] (exit 2) naming the output and the file in its way, or the output, the
+/// input and `--force`.
+pub fn check_outputs(outputs: &[&Path], inputs: &[&Path], force: bool) -> Result<(), UsageError> {
+    for out in outputs {
+        if let Some(folder) = out.parent() {
+            check_output_folder(&out.display().to_string(), folder)?;
+        }
+    }
     if force {
         return Ok(());
     }
@@ -228,6 +235,22 @@ pub fn refuse_overwriting_inputs(outputs: &[&Path], inputs: &[&Path], force: boo
         }
     }
     Ok(())
+}
+
+/// Refuses an output folder that is a file or lies under one (`--out results.csv`,
+/// `--out results.csv/run`) before any work starts; a folder that does not exist yet
+/// passes (the command creates it). `what` begins the error line: the option and its
+/// value, or the output file that would go in `dir`.
+///
+/// # Errors
+/// [`UsageError`] (exit 2): `what`, then the file in the way.
+pub fn check_output_folder(what: &str, dir: &Path) -> Result<(), UsageError> {
+    match dir.ancestors().find(|p| !p.as_os_str().is_empty() && p.exists()) {
+        Some(file) if !file.is_dir() => {
+            Err(UsageError(format!("{what}: {} is a file, not a folder", file.display())))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Sets the size of rayon's global pool (0 = one thread per core). Only the first call
@@ -267,22 +290,22 @@ mod tests {
         std::fs::write(&a, "x").unwrap();
         std::fs::write(&b, "x").unwrap();
         let new = d.path().join("new.blif");
-        assert!(refuse_overwriting_inputs(&[&new, &b], &[&a], false).is_ok());
-        let e = refuse_overwriting_inputs(&[&a], &[&a], false).unwrap_err().to_string();
+        assert!(check_outputs(&[&new, &b], &[&a], false).is_ok());
+        let e = check_outputs(&[&a], &[&a], false).unwrap_err().to_string();
         assert!(e.ends_with("a.blif: is an input of this command; refusing to overwrite it (choose another output or give --force)"), "{e}");
         // The same file under another spelling.
         let dotted = d.path().join(".").join("a.blif");
-        assert!(refuse_overwriting_inputs(&[&dotted], &[&a], false).is_err());
-        assert!(refuse_overwriting_inputs(&[&a], &[&a], true).is_ok());
+        assert!(check_outputs(&[&dotted], &[&a], false).is_err());
+        assert!(check_outputs(&[&a], &[&a], true).is_ok());
         #[cfg(unix)]
         {
             let hard = d.path().join("hard.blif");
             std::fs::hard_link(&a, &hard).unwrap();
-            let e = refuse_overwriting_inputs(&[&hard], &[&a], false).unwrap_err().to_string();
+            let e = check_outputs(&[&hard], &[&a], false).unwrap_err().to_string();
             assert!(e.contains("(the same file as"), "{e}");
             let soft = d.path().join("soft.blif");
             std::os::unix::fs::symlink(&a, &soft).unwrap();
-            assert!(refuse_overwriting_inputs(&[&soft], &[&a], false).is_err());
+            assert!(check_outputs(&[&soft], &[&a], false).is_err());
         }
     }
 }

@@ -6,7 +6,7 @@
 //! networks left the portfolio: they won no benchmark within 5,000 ANDs
 //! (BENCHMARKS.md).
 
-use super::common::{UsageError, progress, refuse_overwriting_inputs};
+use super::common::{UsageError, check_output_folder, check_outputs, progress};
 use super::results::ResultsTable;
 use crate::aig::Aig;
 use crate::data::{self, Dataset, Features};
@@ -200,7 +200,7 @@ fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// Bad input (exit 2) or an unwritable output (exit 1).
 pub fn run(a: &IwlsArgs) -> anyhow::Result<()> {
-    refuse_overwriting_inputs(&[&a.output], &[&a.train, &a.valid], a.force)?;
+    check_outputs(&[&a.output], &[&a.train, &a.valid], a.force)?;
     let (aig, r) = solve(&a.train, &a.valid, &a.select.params()?, a.max_memory)?;
     write_aig(&aig, &r.name, &a.output)?;
     if a.json {
@@ -264,6 +264,7 @@ pub fn run_suite(a: &IwlsSuiteArgs) -> anyhow::Result<()> {
     if names.is_empty() {
         return Err(UsageError(format!("{}: no *.train.pla[.gz] files", a.dir.display())).into());
     }
+    check_output_folder(&format!("--out {}", a.out.display()), &a.out)?;
     std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
     let tsv = a.out.join("results.tsv");
     let header = "ex\tinputs\tcv_accuracy\tvalid_accuracy\taig_valid_accuracy\tand_nodes\tseconds\tmodel";

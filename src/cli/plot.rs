@@ -4,7 +4,7 @@
 //! of `valid_accuracy` plot validation accuracy instead, never on one axis with test
 //! accuracy.
 
-use super::common::{UsageError, refuse_overwriting_inputs};
+use super::common::{UsageError, check_outputs};
 use crate::io::plot::{Point, scatter_svg};
 use crate::io::write_atomic;
 use anyhow::Context;
@@ -168,7 +168,7 @@ pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
     let files: Vec<PathBuf> =
         a.runs.iter().map(|r| if r.is_dir() { r.join("metrics.json") } else { r.clone() }).collect();
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    refuse_overwriting_inputs(&[&a.output], &inputs, a.force)?;
+    check_outputs(&[&a.output], &inputs, a.force)?;
     let mut points = Vec::new();
     // The first file scored each way, to name them if both occur.
     let mut first: [Option<&Path>; 2] = [None, None];

@@ -251,6 +251,7 @@ pub fn verify(a: &super::verify::VerifyArgs, model_path: &Path) -> anyhow::Resul
     let (file, model, coding) = read(model_path)?;
     let name = model_module(model_path, &file, None);
     let work = a.work.clone().unwrap_or_else(|| model_path.parent().unwrap_or(Path::new(".")).join("verify"));
+    super::common::check_output_folder(&format!("--work {}", work.display()), &work)?;
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
     let all = !(a.icarus || a.abc);

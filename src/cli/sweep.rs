@@ -24,7 +24,7 @@
 //! system every rank sees); rank 0 writes `results.tsv`, the same file as one process
 //! writes but for the seconds. `--resume` skips the points already finished.
 
-use super::common::{UsageError, progress, set_threads};
+use super::common::{UsageError, check_output_folder, progress, set_threads};
 use super::results::ResultsTable;
 use super::train::{INCOMPLETE_FILE, train_options};
 use crate::pipeline::{TrainConfig, TrainOptions};
@@ -262,6 +262,7 @@ fn cost(o: &TrainOptions) -> u128 {
 /// that cannot be written.
 pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     let grid = read_grid(&a.grid, &a.out)?;
+    check_output_folder(&format!("--out {}", a.out.display()), &a.out)?;
     let world = crate::dist::comm_world();
     let root = world.rank() == 0;
     // Points that hold out a validation fold score it, not the test split: a `held_out`

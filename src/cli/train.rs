@@ -4,7 +4,7 @@
 //! `classifier.aig` (the AIG `and_nodes` counts), `metrics.json`, the Verilog export
 //! under `verilog/`, and `checkpoint.bin` with `--checkpoint-every`.
 
-use super::common::{UsageError, progress, set_threads, write_json_file};
+use super::common::{UsageError, check_output_folder, progress, set_threads, write_json_file};
 use super::export::export_trained;
 use crate::pipeline::{
     self, CHECKPOINT_FILE, Hardware, PRESETS, PipelineError, TrainConfig, TrainOptions, implied_preset,
@@ -190,9 +190,13 @@ pub(super) fn train_options(
         }
         None => given.clone(),
     };
+    if let Some(out) = &cfg.out {
+        check_output_folder(&format!("--out {}", out.display()), out)?;
+    }
     set_threads(crate::dist::threads_per_rank(cfg.threads));
     let data = pipeline::load_data(&cfg).map_err(cli_error)?;
     let out = pipeline::run_dir(&cfg, &data);
+    check_output_folder(&format!("--out {}", out.display()), &out)?;
     let resume = resume_dir.map(|d| d.join(CHECKPOINT_FILE));
     // Under `mpirun -np N` every rank trains its share; only rank 0 touches the directory.
     if comm.rank() != 0 {

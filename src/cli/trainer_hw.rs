@@ -148,17 +148,14 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
         )
         .into());
     }
-    let s = source(a)?;
     let dir = &a.output;
+    super::common::check_output_folder(&format!("--output {}", dir.display()), dir)?;
+    let s = source(a)?;
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mode = a.rule.mode(&s.net, a.seed)?;
     let design = mode.design(&s.name, &s.net, &s.init);
     let file = dir.join(format!("{}.v", design.top));
-    super::common::refuse_overwriting_inputs(
-        &[&file],
-        &[a.model.as_deref().unwrap_or(Path::new(""))],
-        a.force,
-    )?;
+    super::common::check_outputs(&[&file], &[a.model.as_deref().unwrap_or(Path::new(""))], a.force)?;
     write_atomic(&file, design.text.as_bytes()).with_context(|| format!("writing {}", file.display()))?;
     println!(
         "wrote {} (top {}: {} input bits, {} label bits, {} parameters, step circuit {} gates)",

@@ -245,6 +245,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         (None, Some(m), _) => m.parent().unwrap_or(Path::new(".")).join("verify"),
         (None, None, _) => PathBuf::from("verify").join(&name),
     };
+    super::common::check_output_folder(&format!("--work {}", work.display()), &work)?;
     // Every file verify writes in `work` is `<name>...` or `verify.json`: none of them may
     // be the file being verified.
     let written: Vec<PathBuf> = std::fs::read_dir(&work)
@@ -259,7 +260,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         .unwrap_or_default();
     let outputs: Vec<&Path> = written.iter().map(PathBuf::as_path).collect();
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
-    super::common::refuse_overwriting_inputs(&outputs, &[input], a.force)?;
+    super::common::check_outputs(&outputs, &[input], a.force)?;
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
     let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline, valid: false };
