@@ -196,7 +196,10 @@ pub(super) fn train_options(
     set_threads(crate::dist::threads_per_rank(cfg.threads));
     let data = pipeline::load_data(&cfg).map_err(cli_error)?;
     let out = pipeline::run_dir(&cfg, &data);
-    check_output_folder(&format!("--out {}", out.display()), &out)?;
+    if cfg.out.is_none() {
+        // The default folder, `runs/<data>`, is known once the data has its name.
+        check_output_folder(&format!("--out (default) {}", out.display()), &out)?;
+    }
     let resume = resume_dir.map(|d| d.join(CHECKPOINT_FILE));
     // Under `mpirun -np N` every rank trains its share; only rank 0 touches the directory.
     if comm.rank() != 0 {
