@@ -5,7 +5,9 @@
 //! training starts. With `valid-fold` (in the grid, `[set]` or base) a `held_out` column
 //! says what each point's `test_accuracy` scored: `valid I/F`, its validation fold of the
 //! training examples (the test split untouched), or `test`; with `valid-fold` a key of the
-//! grid, the closing line names the setting with the best mean over its folds. The grid
+//! grid (or `seed` one, every point holding out a fold), the closing line names the
+//! setting with the best mean over its repeats, and how many standard errors it leads
+//! the next by (one run's noise pooled over the settings' repeats). The grid
 //! file is TOML:
 //!
 //! ```toml
@@ -402,8 +404,9 @@ fn held_out(metrics: &serde_json::Value) -> String {
 }
 
 /// The closing line: points, the best held-out accuracy (test, or validation folds) and
-/// where it is; with `valid-fold` a key of the grid, also the setting (the other keys'
-/// values) whose mean over its folds is best, the figure to choose settings by.
+/// where it is; with `valid-fold` a key of the grid (or `seed` one, points holding out a
+/// fold), also the setting whose mean over its repeats is best, the figure to choose
+/// settings by, and how far it leads the next one in units of the run-to-run noise.
 fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) {
     let rows = table.rows();
     let column = keys.len() + 1 + usize::from(validation);
@@ -419,44 +422,107 @@ fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) {
         "test" => format!(", best test accuracy {acc:.4} ({p})"),
         fold => format!(", best held-out accuracy {acc:.4} ({p}, {fold})"),
     });
-    let mean = keys
-        .iter()
-        .position(|&k| k == "valid-fold")
-        .and_then(|f| best_mean_over_folds(rows, keys, f, column))
-        .map_or(String::new(), |(acc, setting, n)| {
-            format!("; best mean over valid-fold {acc:.4} ({setting}, {n} folds)")
-        });
+    let mean =
+        best_mean_over_repeats(rows, keys, column, validation).map_or(String::new(), |m| format!("; {m}"));
     println!("{} points{best}{mean}; wrote {}", rows.len(), table.path().display());
 }
 
-/// Over the rows of `results.tsv` (accuracy in `column`), the setting, the values of every
-/// key but `keys[fold]`, whose mean accuracy over its folds is highest (the first such one
-/// on a tie): the mean, the setting as `key=value ...` and how many folds it averages.
-fn best_mean_over_folds(
+/// The grid keys whose values repeat a setting rather than change it: the validation
+/// fold and the seed.
+const REPEAT_KEYS: [&str; 2] = ["valid-fold", "seed"];
+
+/// A setting's held-out accuracies: the values of every grid key but the repeat keys, as
+/// `key=value ...`, and one accuracy per run.
+struct Setting {
+    name: String,
+    runs: Vec<f64>,
+}
+
+impl Setting {
+    fn mean(&self) -> f64 {
+        self.runs.iter().sum::<f64>() / self.runs.len() as f64
+    }
+}
+
+/// How the best setting compares: its mean over its repeats, the runner-up, and the noise
+/// of one run (pooled over the settings' repeats; `None` with one run a setting).
+#[derive(Debug, PartialEq)]
+struct BestMean {
+    repeats: String,
+    best: (String, f64, usize),
+    next: Option<(String, f64, usize)>,
+    run_sd: Option<f64>,
+}
+
+impl std::fmt::Display for BestMean {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (name, mean, n) = &self.best;
+        write!(
+            f,
+            "best mean over {} {mean:.4} ({name}, {n} run{})",
+            self.repeats,
+            if *n == 1 { "" } else { "s" }
+        )?;
+        if let Some((next, next_mean, m)) = &self.next {
+            write!(f, ", {:.4} ahead of {next}", mean - next_mean)?;
+            if let Some(sd) = self.run_sd {
+                let se = sd * (1.0 / *n as f64 + 1.0 / *m as f64).sqrt();
+                if se > 0.0 {
+                    write!(f, ", {:.1} standard errors", (mean - next_mean) / se)?;
+                }
+            }
+        }
+        match self.run_sd {
+            Some(sd) => write!(f, " (one run's sd {sd:.4})"),
+            None => write!(f, " (one run a setting: no noise estimate)"),
+        }
+    }
+}
+
+/// Over the rows of `results.tsv` (accuracy in `column`), the setting (the values of every
+/// key but [`REPEAT_KEYS`]) whose mean accuracy over its runs is highest (the first such
+/// one on a tie), when the grid repeats settings (`valid-fold` or `seed` a key) and its
+/// points hold out folds (`validation`).
+fn best_mean_over_repeats(
     rows: &[String],
     keys: &[&str],
-    fold: usize,
     column: usize,
-) -> Option<(f64, String, usize)> {
-    let mut settings: Vec<(String, f64, usize)> = Vec::new();
+    validation: bool,
+) -> Option<BestMean> {
+    let repeat: Vec<usize> = (0..keys.len()).filter(|&k| REPEAT_KEYS.contains(&keys[k])).collect();
+    if !validation || repeat.is_empty() {
+        return None;
+    }
+    let mut settings: Vec<Setting> = Vec::new();
     for r in rows {
         let cols: Vec<&str> = r.split('\t').collect();
         let Some(acc) = cols.get(column).and_then(|c| c.parse::<f64>().ok()) else { continue };
         let values: Vec<String> = keys
             .iter()
             .enumerate()
-            .filter(|&(k, _)| k != fold)
+            .filter(|(k, _)| !repeat.contains(k))
             .map(|(k, name)| format!("{name}={}", cols.get(k + 1).unwrap_or(&"")))
             .collect();
-        let setting = if values.is_empty() { "every point".to_owned() } else { values.join(" ") };
-        match settings.iter_mut().find(|s| s.0 == setting) {
-            Some(s) => (s.1, s.2) = (s.1 + acc, s.2 + 1),
-            None => settings.push((setting, acc, 1)),
+        let name = if values.is_empty() { "every point".to_owned() } else { values.join(" ") };
+        match settings.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.runs.push(acc),
+            None => settings.push(Setting { name, runs: vec![acc] }),
         }
     }
-    let mean = |s: &(String, f64, usize)| s.1 / s.2 as f64;
-    let best = settings.iter().rev().max_by(|a, b| mean(a).total_cmp(&mean(b)))?;
-    Some((mean(best), best.0.clone(), best.2))
+    let squares: f64 =
+        settings.iter().map(|s| s.runs.iter().map(|a| (a - s.mean()).powi(2)).sum::<f64>()).sum();
+    let dof: usize = settings.iter().map(|s| s.runs.len() - 1).sum();
+    let run_sd = (dof > 0).then(|| (squares / dof as f64).sqrt());
+    let mut order: Vec<&Setting> = settings.iter().collect();
+    // Stable: a tie keeps the grid's order.
+    order.sort_by(|a, b| b.mean().total_cmp(&a.mean()));
+    let summary = |s: &Setting| (s.name.clone(), s.mean(), s.runs.len());
+    Some(BestMean {
+        repeats: repeat.iter().map(|&k| keys[k]).collect::<Vec<_>>().join(" and "),
+        best: summary(order.first()?),
+        next: order.get(1).map(|s| summary(s)),
+        run_sd,
+    })
 }
 
 #[cfg(test)]
@@ -513,7 +579,7 @@ mod tests {
     }
 
     #[test]
-    fn the_best_setting_is_the_best_mean_over_its_folds() {
+    fn the_best_setting_is_the_best_mean_over_its_repeats() {
         let rows: Vec<String> = [
             "p000\ta\t1/2\tvalid 1/2\t0.90\t5\t0.1",
             "p001\ta\t2/2\tvalid 2/2\t0.70\t5\t0.1",
@@ -523,20 +589,45 @@ mod tests {
         .map(String::from)
         .to_vec();
         // a has the best single fold (0.90) but b the best mean (0.825 against 0.80).
-        let (acc, setting, n) = best_mean_over_folds(&rows, &["model", "valid-fold"], 1, 4).unwrap();
-        assert_eq!((setting.as_str(), n), ("model=b", 2));
-        assert!((acc - 0.825).abs() < 1e-12, "{acc}");
+        let m = best_mean_over_repeats(&rows, &["model", "valid-fold"], 4, true).unwrap();
+        assert_eq!((m.best.0.as_str(), m.best.2), ("model=b", 2));
+        assert!((m.best.1 - 0.825).abs() < 1e-12, "{m:?}");
+        assert_eq!(m.next.as_ref().map(|n| n.0.as_str()), Some("model=a"));
+        // One run's sd pooled over both settings: (0.01 + 0.01 + 0.000625 * 2) / 2.
+        let sd = m.run_sd.unwrap();
+        assert!((sd - 0.010_625_f64.sqrt()).abs() < 1e-12, "{sd}");
+        // The lead, 0.025, is 0.25 of the difference's standard error, sd * sqrt(1/2 + 1/2).
+        assert_eq!(
+            m.to_string(),
+            format!(
+                "best mean over valid-fold 0.8250 (model=b, 2 runs), 0.0250 ahead of model=a, 0.2 standard errors (one run's sd {sd:.4})"
+            )
+        );
         // A tie goes to the first setting; a grid of folds alone is one setting.
         let tie: Vec<String> =
             rows.iter().map(|r| r.replace("0.85", "0.90").replace("0.80", "0.70")).collect();
-        assert_eq!(best_mean_over_folds(&tie, &["model", "valid-fold"], 1, 4).unwrap().1, "model=a");
+        assert_eq!(
+            best_mean_over_repeats(&tie, &["model", "valid-fold"], 4, true).unwrap().best.0,
+            "model=a"
+        );
         let alone: Vec<String> = ["p000\t1/2\tvalid 1/2\t0.5\t5\t0.1", "p001\t2/2\tvalid 2/2\t1.0\t5\t0.1"]
             .map(String::from)
             .to_vec();
+        let m = best_mean_over_repeats(&alone, &["valid-fold"], 3, true).unwrap();
+        assert_eq!((m.best, m.next), (("every point".to_owned(), 0.75, 2), None));
+        // Seeds repeat a setting too, on a fold held out by every point.
+        let seeds: Vec<String> = ["p000\ta\t0\tvalid 6/6\t0.5\t5\t0.1", "p001\tb\t0\tvalid 6/6\t0.6\t5\t0.1"]
+            .map(String::from)
+            .to_vec();
+        let m = best_mean_over_repeats(&seeds, &["model", "seed"], 4, true).unwrap();
         assert_eq!(
-            best_mean_over_folds(&alone, &["valid-fold"], 0, 3),
-            Some((0.75, "every point".to_owned(), 2))
+            m.to_string(),
+            "best mean over seed 0.6000 (model=b, 1 run), 0.1000 ahead of model=a (one run a setting: no noise estimate)"
         );
+        // Points that score the test split are not repeats to choose by, nor is a grid
+        // without a repeat key.
+        assert!(best_mean_over_repeats(&seeds, &["model", "seed"], 3, false).is_none());
+        assert!(best_mean_over_repeats(&seeds, &["model", "lr"], 4, true).is_none());
     }
 
     #[test]
