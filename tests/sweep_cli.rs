@@ -120,5 +120,11 @@ fn a_sweep_over_validation_folds_tabulates_held_out_accuracies() {
         out.contains(&format!("best mean over seed and valid-fold {mean:.4} (every point, 2 runs)")),
         "{out}"
     );
+    // Every setting's mean beside results.tsv: here one setting, two runs.
+    let settings = std::fs::read_to_string(d.path().join("s/settings.tsv")).unwrap();
+    let lines: Vec<&str> = settings.lines().collect();
+    assert_eq!(lines[0], "runs\tmean_accuracy\tsd", "{settings}");
+    assert!(lines[1].starts_with(&format!("2\t{mean:.6}\t")) && lines.len() == 2, "{settings}");
+    assert!(out.contains("settings.tsv"), "{out}");
     assert!(stderr(&o).contains(": valid 1/3 "), "progress names the fold: {}", stderr(&o));
 }

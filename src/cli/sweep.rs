@@ -7,7 +7,8 @@
 //! training examples (the test split untouched), or `test`; with `valid-fold` a key of the
 //! grid (or `seed` one, every point holding out a fold), the closing line names the
 //! setting with the best mean over its repeats, and how many standard errors it leads
-//! the next by (one run's noise pooled over the settings' repeats). The grid
+//! the next by (one run's noise pooled over the settings' repeats), and `DIR/settings.tsv`
+//! lists every setting's mean, best first. The grid
 //! file is TOML:
 //!
 //! ```toml
@@ -47,7 +48,8 @@ pub struct SweepArgs {
     #[arg(long, value_name = "GRID.toml")]
     pub grid: PathBuf,
     /// Output folder: one run directory per point (`p000`, `p001`, ...), `points.toml`
-    /// (every point's options) and `results.tsv`.
+    /// (every point's options), `results.tsv` and, for a grid over validation folds or
+    /// seeds, `settings.tsv` (each setting's mean over them).
     #[arg(short, long, visible_alias = "output")]
     pub out: PathBuf,
     /// Continue the sweep in the output folder: points already finished are skipped (the
@@ -386,7 +388,7 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     bar.finish_and_clear();
     if root {
         let keys: Vec<&str> = grid.keys.iter().map(|(k, _)| k.as_str()).collect();
-        print_summary(&table, &keys, validation);
+        print_summary(&table, &keys, validation)?;
     }
     Ok(())
 }
@@ -406,8 +408,9 @@ fn held_out(metrics: &serde_json::Value) -> String {
 /// The closing line: points, the best held-out accuracy (test, or validation folds) and
 /// where it is; with `valid-fold` a key of the grid (or `seed` one, points holding out a
 /// fold), also the setting whose mean over its repeats is best, the figure to choose
-/// settings by, and how far it leads the next one in units of the run-to-run noise.
-fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) {
+/// settings by, and how far it leads the next one in units of the run-to-run noise; then
+/// every setting's mean in `settings.tsv` beside `results.tsv`.
+fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) -> anyhow::Result<()> {
     let rows = table.rows();
     let column = keys.len() + 1 + usize::from(validation);
     let best = rows
@@ -422,19 +425,32 @@ fn print_summary(table: &ResultsTable, keys: &[&str], validation: bool) {
         "test" => format!(", best test accuracy {acc:.4} ({p})"),
         fold => format!(", best held-out accuracy {acc:.4} ({p}, {fold})"),
     });
-    let mean =
-        best_mean_over_repeats(rows, keys, column, validation).map_or(String::new(), |m| format!("; {m}"));
-    println!("{} points{best}{mean}; wrote {}", rows.len(), table.path().display());
+    let repeats = Repeats::of(rows, keys, column, validation);
+    let mut wrote = table.path().display().to_string();
+    if let Some(r) = &repeats {
+        let path = table.path().with_file_name(SETTINGS_FILE);
+        crate::io::write_atomic(&path, r.tsv().as_bytes())
+            .with_context(|| format!("writing {}", path.display()))?;
+        wrote = format!("{wrote} and {}", path.display());
+    }
+    let mean = repeats.map_or(String::new(), |r| format!("; {r}"));
+    println!("{} points{best}{mean}; wrote {wrote}", rows.len());
+    Ok(())
 }
+
+/// The table of settings (each setting's mean over its repeats, best first), beside
+/// `results.tsv`.
+const SETTINGS_FILE: &str = "settings.tsv";
 
 /// The grid keys whose values repeat a setting rather than change it: the validation
 /// fold and the seed.
 const REPEAT_KEYS: [&str; 2] = ["valid-fold", "seed"];
 
-/// A setting's held-out accuracies: the values of every grid key but the repeat keys, as
-/// `key=value ...`, and one accuracy per run.
+/// A setting's held-out accuracies: the values of every grid key but the repeat keys, and
+/// one accuracy per run.
+#[derive(Debug)]
 struct Setting {
-    name: String,
+    values: Vec<String>,
     runs: Vec<f64>,
 }
 
@@ -442,34 +458,105 @@ impl Setting {
     fn mean(&self) -> f64 {
         self.runs.iter().sum::<f64>() / self.runs.len() as f64
     }
+
+    /// The squared distances of its runs from their mean.
+    fn squares(&self) -> f64 {
+        let m = self.mean();
+        self.runs.iter().map(|a| (a - m).powi(2)).sum()
+    }
+
+    /// Its own runs' sample standard deviation (`None` with one run).
+    fn sd(&self) -> Option<f64> {
+        let n = self.runs.len();
+        (n > 1).then(|| (self.squares() / (n - 1) as f64).sqrt())
+    }
 }
 
-/// How the best setting compares: its mean over its repeats, the runner-up, and the noise
-/// of one run (pooled over the settings' repeats; `None` with one run a setting).
-#[derive(Debug, PartialEq)]
-struct BestMean {
-    repeats: String,
-    best: (String, f64, usize),
-    next: Option<(String, f64, usize)>,
+/// A grid's settings over their repeats (folds and seeds), best mean first, and the noise
+/// of one run, pooled over every setting's repeats (`None` with one run a setting).
+#[derive(Debug)]
+struct Repeats {
+    /// The repeat keys of the grid, in its order.
+    over: Vec<String>,
+    /// The other keys, naming a setting.
+    kept: Vec<String>,
+    settings: Vec<Setting>,
     run_sd: Option<f64>,
 }
 
-impl std::fmt::Display for BestMean {
+impl Repeats {
+    /// Over the rows of `results.tsv` (accuracy in `column`), when the grid repeats
+    /// settings (`valid-fold` or `seed` a key) and its points hold out folds
+    /// (`validation`): the settings (the first in the grid first on a tie).
+    fn of(rows: &[String], keys: &[&str], column: usize, validation: bool) -> Option<Self> {
+        let repeat = |k: &&str| REPEAT_KEYS.contains(k);
+        if !validation || !keys.iter().any(repeat) {
+            return None;
+        }
+        let mut settings: Vec<Setting> = Vec::new();
+        for r in rows {
+            let cols: Vec<&str> = r.split('\t').collect();
+            let Some(acc) = cols.get(column).and_then(|c| c.parse::<f64>().ok()) else { continue };
+            let values: Vec<String> = (0..keys.len())
+                .filter(|k| !repeat(&keys[*k]))
+                .map(|k| cols.get(k + 1).unwrap_or(&"").to_string())
+                .collect();
+            match settings.iter_mut().find(|s| s.values == values) {
+                Some(s) => s.runs.push(acc),
+                None => settings.push(Setting { values, runs: vec![acc] }),
+            }
+        }
+        // Stable: a tie keeps the grid's order.
+        settings.sort_by(|a, b| b.mean().total_cmp(&a.mean()));
+        let squares: f64 = settings.iter().map(Setting::squares).sum();
+        let dof: usize = settings.iter().map(|s| s.runs.len() - 1).sum();
+        let names =
+            |repeats: bool| keys.iter().filter(|k| repeat(k) == repeats).map(|k| (*k).to_owned()).collect();
+        Some(Self {
+            over: names(true),
+            kept: names(false),
+            run_sd: (dof > 0).then(|| (squares / dof as f64).sqrt()),
+            settings,
+        })
+    }
+
+    /// A setting as `key=value ...` (`every point` for a grid of repeats alone).
+    fn name(&self, s: &Setting) -> String {
+        if self.kept.is_empty() {
+            return "every point".to_owned();
+        }
+        let pairs: Vec<String> = self.kept.iter().zip(&s.values).map(|(k, v)| format!("{k}={v}")).collect();
+        pairs.join(" ")
+    }
+
+    /// `settings.tsv`: the kept keys, then `runs`, `mean_accuracy` and `sd` (this setting's
+    /// runs; empty with one), best mean first.
+    fn tsv(&self) -> String {
+        let mut out = self.kept.iter().map(|k| format!("{k}\t")).collect::<String>();
+        out.push_str("runs\tmean_accuracy\tsd\n");
+        for s in &self.settings {
+            let sd = s.sd().map_or(String::new(), |sd| format!("{sd:.6}"));
+            let values: String = s.values.iter().map(|v| format!("{v}\t")).collect();
+            out.push_str(&format!("{values}{}\t{:.6}\t{sd}\n", s.runs.len(), s.mean()));
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for Repeats {
+    /// The closing line's part: the best setting's mean, its lead over the next in
+    /// standard errors of the difference, and one run's sd.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let (name, mean, n) = &self.best;
-        write!(
-            f,
-            "best mean over {} {mean:.4} ({name}, {n} run{})",
-            self.repeats,
-            if *n == 1 { "" } else { "s" }
-        )?;
-        if let Some((next, next_mean, m)) = &self.next {
-            write!(f, ", {:.4} ahead of {next}", mean - next_mean)?;
-            if let Some(sd) = self.run_sd {
-                let se = sd * (1.0 / *n as f64 + 1.0 / *m as f64).sqrt();
-                if se > 0.0 {
-                    write!(f, ", {:.1} standard errors", (mean - next_mean) / se)?;
-                }
+        let Some(best) = self.settings.first() else { return Ok(()) };
+        let (mean, n) = (best.mean(), best.runs.len());
+        let runs = if n == 1 { "run" } else { "runs" };
+        write!(f, "best mean over {} {mean:.4} ({}, {n} {runs})", self.over.join(" and "), self.name(best))?;
+        if let Some(next) = self.settings.get(1) {
+            let lead = mean - next.mean();
+            write!(f, ", {lead:.4} ahead of {}", self.name(next))?;
+            let se = self.run_sd.map(|sd| sd * (1.0 / n as f64 + 1.0 / next.runs.len() as f64).sqrt());
+            if let Some(se) = se.filter(|&se| se > 0.0) {
+                write!(f, ", {:.1} standard errors", lead / se)?;
             }
         }
         match self.run_sd {
@@ -477,52 +564,6 @@ impl std::fmt::Display for BestMean {
             None => write!(f, " (one run a setting: no noise estimate)"),
         }
     }
-}
-
-/// Over the rows of `results.tsv` (accuracy in `column`), the setting (the values of every
-/// key but [`REPEAT_KEYS`]) whose mean accuracy over its runs is highest (the first such
-/// one on a tie), when the grid repeats settings (`valid-fold` or `seed` a key) and its
-/// points hold out folds (`validation`).
-fn best_mean_over_repeats(
-    rows: &[String],
-    keys: &[&str],
-    column: usize,
-    validation: bool,
-) -> Option<BestMean> {
-    let repeat: Vec<usize> = (0..keys.len()).filter(|&k| REPEAT_KEYS.contains(&keys[k])).collect();
-    if !validation || repeat.is_empty() {
-        return None;
-    }
-    let mut settings: Vec<Setting> = Vec::new();
-    for r in rows {
-        let cols: Vec<&str> = r.split('\t').collect();
-        let Some(acc) = cols.get(column).and_then(|c| c.parse::<f64>().ok()) else { continue };
-        let values: Vec<String> = keys
-            .iter()
-            .enumerate()
-            .filter(|(k, _)| !repeat.contains(k))
-            .map(|(k, name)| format!("{name}={}", cols.get(k + 1).unwrap_or(&"")))
-            .collect();
-        let name = if values.is_empty() { "every point".to_owned() } else { values.join(" ") };
-        match settings.iter_mut().find(|s| s.name == name) {
-            Some(s) => s.runs.push(acc),
-            None => settings.push(Setting { name, runs: vec![acc] }),
-        }
-    }
-    let squares: f64 =
-        settings.iter().map(|s| s.runs.iter().map(|a| (a - s.mean()).powi(2)).sum::<f64>()).sum();
-    let dof: usize = settings.iter().map(|s| s.runs.len() - 1).sum();
-    let run_sd = (dof > 0).then(|| (squares / dof as f64).sqrt());
-    let mut order: Vec<&Setting> = settings.iter().collect();
-    // Stable: a tie keeps the grid's order.
-    order.sort_by(|a, b| b.mean().total_cmp(&a.mean()));
-    let summary = |s: &Setting| (s.name.clone(), s.mean(), s.runs.len());
-    Some(BestMean {
-        repeats: repeat.iter().map(|&k| keys[k]).collect::<Vec<_>>().join(" and "),
-        best: summary(order.first()?),
-        next: order.get(1).map(|s| summary(s)),
-        run_sd,
-    })
 }
 
 #[cfg(test)]
@@ -589,45 +630,55 @@ mod tests {
         .map(String::from)
         .to_vec();
         // a has the best single fold (0.90) but b the best mean (0.825 against 0.80).
-        let m = best_mean_over_repeats(&rows, &["model", "valid-fold"], 4, true).unwrap();
-        assert_eq!((m.best.0.as_str(), m.best.2), ("model=b", 2));
-        assert!((m.best.1 - 0.825).abs() < 1e-12, "{m:?}");
-        assert_eq!(m.next.as_ref().map(|n| n.0.as_str()), Some("model=a"));
+        let r = Repeats::of(&rows, &["model", "valid-fold"], 4, true).unwrap();
+        let best = &r.settings[0];
+        assert_eq!((r.name(best).as_str(), best.runs.len()), ("model=b", 2));
+        assert!((best.mean() - 0.825).abs() < 1e-12, "{r:?}");
+        assert_eq!(r.name(&r.settings[1]), "model=a");
         // One run's sd pooled over both settings: (0.01 + 0.01 + 0.000625 * 2) / 2.
-        let sd = m.run_sd.unwrap();
+        let sd = r.run_sd.unwrap();
         assert!((sd - 0.010_625_f64.sqrt()).abs() < 1e-12, "{sd}");
-        // The lead, 0.025, is 0.25 of the difference's standard error, sd * sqrt(1/2 + 1/2).
+        // The lead, 0.025, is 0.24 of the difference's standard error, sd * sqrt(1/2 + 1/2).
         assert_eq!(
-            m.to_string(),
+            r.to_string(),
             format!(
-                "best mean over valid-fold 0.8250 (model=b, 2 runs), 0.0250 ahead of model=a, 0.2 standard errors (one run's sd {sd:.4})"
+                "best mean over valid-fold 0.8250 (model=b, 2 runs), 0.0250 ahead of model=a, 0.2 standard \
+                 errors (one run's sd {sd:.4})"
             )
+        );
+        // Every setting, best first, with its own runs' sd.
+        assert_eq!(
+            r.tsv(),
+            "model\truns\tmean_accuracy\tsd\nb\t2\t0.825000\t0.035355\na\t2\t0.800000\t0.141421\n"
         );
         // A tie goes to the first setting; a grid of folds alone is one setting.
         let tie: Vec<String> =
             rows.iter().map(|r| r.replace("0.85", "0.90").replace("0.80", "0.70")).collect();
-        assert_eq!(
-            best_mean_over_repeats(&tie, &["model", "valid-fold"], 4, true).unwrap().best.0,
-            "model=a"
-        );
+        let r = Repeats::of(&tie, &["model", "valid-fold"], 4, true).unwrap();
+        assert_eq!(r.name(&r.settings[0]), "model=a");
         let alone: Vec<String> = ["p000\t1/2\tvalid 1/2\t0.5\t5\t0.1", "p001\t2/2\tvalid 2/2\t1.0\t5\t0.1"]
             .map(String::from)
             .to_vec();
-        let m = best_mean_over_repeats(&alone, &["valid-fold"], 3, true).unwrap();
-        assert_eq!((m.best, m.next), (("every point".to_owned(), 0.75, 2), None));
+        let r = Repeats::of(&alone, &["valid-fold"], 3, true).unwrap();
+        assert_eq!(
+            (r.settings.len(), r.name(&r.settings[0]), r.settings[0].mean()),
+            (1, "every point".into(), 0.75)
+        );
+        assert_eq!(r.tsv(), "runs\tmean_accuracy\tsd\n2\t0.750000\t0.353553\n");
         // Seeds repeat a setting too, on a fold held out by every point.
         let seeds: Vec<String> = ["p000\ta\t0\tvalid 6/6\t0.5\t5\t0.1", "p001\tb\t0\tvalid 6/6\t0.6\t5\t0.1"]
             .map(String::from)
             .to_vec();
-        let m = best_mean_over_repeats(&seeds, &["model", "seed"], 4, true).unwrap();
+        let r = Repeats::of(&seeds, &["model", "seed"], 4, true).unwrap();
         assert_eq!(
-            m.to_string(),
+            r.to_string(),
             "best mean over seed 0.6000 (model=b, 1 run), 0.1000 ahead of model=a (one run a setting: no noise estimate)"
         );
+        assert_eq!(r.tsv(), "model\truns\tmean_accuracy\tsd\nb\t1\t0.600000\t\na\t1\t0.500000\t\n");
         // Points that score the test split are not repeats to choose by, nor is a grid
         // without a repeat key.
-        assert!(best_mean_over_repeats(&seeds, &["model", "seed"], 3, false).is_none());
-        assert!(best_mean_over_repeats(&seeds, &["model", "lr"], 4, true).is_none());
+        assert!(Repeats::of(&seeds, &["model", "seed"], 3, false).is_none());
+        assert!(Repeats::of(&seeds, &["model", "lr"], 4, true).is_none());
     }
 
     #[test]
