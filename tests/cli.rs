@@ -751,3 +751,55 @@ fn validation_folds_partition_each_class_of_the_training_part_in_load_order() {
         (&images.train.select(&[0, 1, 3, 4, 5]), &images.train.select(&[2]))
     );
 }
+
+/// `eval --predictions` writes one row per example whose predicted classes score the
+/// accuracy `eval` reports and are the argmax (first on ties) of the class scores, for a
+/// Boolean LUT network (vote counts), a smooth model (its outputs) and a ring model
+/// (classes only); it never overwrites the model it reads.
+#[test]
+fn eval_writes_every_examples_prediction_and_scores() {
+    let d = tempfile::tempdir().unwrap();
+    let runs: [&[&str]; 3] = [
+        &["--model", "lut:4:16x1,groupsum:3", "--out", "bool"],
+        &["--domain", "smooth", "--model", "mlp:8", "--out", "smooth"],
+        &["--ring", "z2k:16", "--frac-bits", "6", "--passes", "strash", "--out", "ring"],
+    ];
+    for (run, scored) in runs.into_iter().zip([true, true, false]) {
+        let mut args = vec!["train", "--epochs", "3", "--hardware", "none", "--json"];
+        args.extend_from_slice(run);
+        let train = circuitlearn(&args, d.path());
+        assert!(train.status.success(), "{}", String::from_utf8_lossy(&train.stderr));
+        let dir = run[run.len() - 1];
+        let (model, table) = (format!("{dir}/model.json"), format!("{dir}/p.tsv"));
+        let eval = circuitlearn(
+            &["eval", "--model", &model, "--split", "test", "--json", "--predictions", &table],
+            d.path(),
+        );
+        assert!(eval.status.success(), "{}", String::from_utf8_lossy(&eval.stderr));
+        let accuracy = last_json(&eval)["accuracy"].as_f64().unwrap();
+        let text = std::fs::read_to_string(d.path().join(&table)).unwrap();
+        let mut lines = text.lines();
+        let header: Vec<&str> = lines.next().unwrap().split('\t').collect();
+        let scores =
+            if scored { vec!["score:setosa", "score:versicolor", "score:virginica"] } else { vec![] };
+        assert_eq!(header, [vec!["example", "label", "predicted"], scores].concat(), "{dir}");
+        let rows: Vec<Vec<&str>> = lines.map(|l| l.split('\t').collect()).collect();
+        assert_eq!(rows.len(), 45, "{dir}: iris's 30% test split");
+        let mut right = 0;
+        for (e, row) in rows.iter().enumerate() {
+            assert_eq!(row[0], e.to_string());
+            right += usize::from(row[1] == row[2]);
+            if scored {
+                let s: Vec<f64> = row[3..].iter().map(|v| v.parse().unwrap()).collect();
+                let best = (0..s.len()).fold(0, |b, c| if s[c] > s[b] { c } else { b });
+                assert_eq!(row[2], best.to_string(), "{dir} example {e}: {row:?}");
+            }
+        }
+        assert_eq!(right as f64 / 45.0, accuracy, "{dir}");
+        assert_bad_input(
+            &["eval", "--model", &model, "--split", "test", "--predictions", &model],
+            d.path(),
+            "refusing to overwrite it (choose another output)",
+        );
+    }
+}

@@ -208,18 +208,19 @@ fn file_identity(path: &Path) -> Option<(u64, u64, std::path::PathBuf)> {
 /// same file after following links: same device and inode, so hard links count) unless
 /// `force`: a command must never replace the file it reads (`opt a.blif -o a.blif`,
 /// `export --model model.json -o model.json`). Outputs that do not exist yet, and inputs
-/// that do not exist (their reader reports them), pass.
+/// that do not exist (their reader reports them), pass. `force` is the command's
+/// `--force`, `None` for a command without one.
 ///
 /// # Errors
 /// [`UsageError`] (exit 2) naming the output and the file in its way, or the output, the
 /// input and `--force`.
-pub fn check_outputs(outputs: &[&Path], inputs: &[&Path], force: bool) -> Result<(), UsageError> {
+pub fn check_outputs(outputs: &[&Path], inputs: &[&Path], force: Option<bool>) -> Result<(), UsageError> {
     for out in outputs {
         if let Some(folder) = out.parent() {
             check_output_folder(&out.display().to_string(), folder)?;
         }
     }
-    if force {
+    if force == Some(true) {
         return Ok(());
     }
     let ins: Vec<_> = inputs.iter().filter_map(|p| file_identity(p).map(|id| (id, *p))).collect();
@@ -228,8 +229,9 @@ pub fn check_outputs(outputs: &[&Path], inputs: &[&Path], force: bool) -> Result
         if let Some((_, input)) = ins.iter().find(|(i, _)| *i == id) {
             let same =
                 if out == input { String::new() } else { format!(" (the same file as {})", input.display()) };
+            let or_force = if force.is_some() { " or give --force" } else { "" };
             return Err(UsageError(format!(
-                "{}: is an input of this command{same}; refusing to overwrite it (choose another output or give --force)",
+                "{}: is an input of this command{same}; refusing to overwrite it (choose another output{or_force})",
                 out.display()
             )));
         }
@@ -290,22 +292,25 @@ mod tests {
         std::fs::write(&a, "x").unwrap();
         std::fs::write(&b, "x").unwrap();
         let new = d.path().join("new.blif");
-        assert!(check_outputs(&[&new, &b], &[&a], false).is_ok());
-        let e = check_outputs(&[&a], &[&a], false).unwrap_err().to_string();
+        assert!(check_outputs(&[&new, &b], &[&a], Some(false)).is_ok());
+        let e = check_outputs(&[&a], &[&a], Some(false)).unwrap_err().to_string();
         assert!(e.ends_with("a.blif: is an input of this command; refusing to overwrite it (choose another output or give --force)"), "{e}");
         // The same file under another spelling.
         let dotted = d.path().join(".").join("a.blif");
-        assert!(check_outputs(&[&dotted], &[&a], false).is_err());
-        assert!(check_outputs(&[&a], &[&a], true).is_ok());
+        assert!(check_outputs(&[&dotted], &[&a], Some(false)).is_err());
+        assert!(check_outputs(&[&a], &[&a], Some(true)).is_ok());
+        // A command without --force does not offer it.
+        let e = check_outputs(&[&a], &[&a], None).unwrap_err().to_string();
+        assert!(e.ends_with("refusing to overwrite it (choose another output)"), "{e}");
         #[cfg(unix)]
         {
             let hard = d.path().join("hard.blif");
             std::fs::hard_link(&a, &hard).unwrap();
-            let e = check_outputs(&[&hard], &[&a], false).unwrap_err().to_string();
+            let e = check_outputs(&[&hard], &[&a], Some(false)).unwrap_err().to_string();
             assert!(e.contains("(the same file as"), "{e}");
             let soft = d.path().join("soft.blif");
             std::os::unix::fs::symlink(&a, &soft).unwrap();
-            assert!(check_outputs(&[&soft], &[&a], false).is_err());
+            assert!(check_outputs(&[&soft], &[&a], Some(false)).is_err());
         }
     }
 }

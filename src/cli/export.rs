@@ -191,7 +191,7 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
         .into());
     }
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
-    check_outputs(&[&a.output], &[input], a.force)?;
+    check_outputs(&[&a.output], &[input], Some(a.force))?;
     if let Some(m) =
         a.model.as_deref().filter(|m| is_ring_model(&std::fs::read_to_string(m).unwrap_or_default()))
     {
@@ -208,7 +208,7 @@ pub fn run(a: &ExportArgs) -> anyhow::Result<()> {
     if let Some(dir) = &a.testbench {
         let dut = module_name(&net.names().model);
         let (bench, vectors) = (dir.join(format!("{dut}_tb.v")), dir.join(format!("{dut}.mem")));
-        check_outputs(&[&bench, &vectors], &[input], a.force)?;
+        check_outputs(&[&bench, &vectors], &[input], Some(a.force))?;
     }
     if let Some(script) = &a.passes {
         let passes = crate::pass::parse_script(script, &crate::pass::PassContext::default())?;

@@ -200,7 +200,7 @@ fn write_aig(aig: &Aig, name: &str, path: &Path) -> anyhow::Result<()> {
 /// # Errors
 /// Bad input (exit 2) or an unwritable output (exit 1).
 pub fn run(a: &IwlsArgs) -> anyhow::Result<()> {
-    check_outputs(&[&a.output], &[&a.train, &a.valid], a.force)?;
+    check_outputs(&[&a.output], &[&a.train, &a.valid], Some(a.force))?;
     let (aig, r) = solve(&a.train, &a.valid, &a.select.params()?, a.max_memory)?;
     write_aig(&aig, &r.name, &a.output)?;
     if a.json {

@@ -67,7 +67,7 @@ pub struct OptArgs {
 pub fn run(a: &OptArgs) -> anyhow::Result<()> {
     let care_path = a.care.as_deref().map(std::path::Path::new);
     let inputs: Vec<&std::path::Path> = std::iter::once(a.input.as_path()).chain(care_path).collect();
-    check_outputs(&[&a.output], &inputs, a.force)?;
+    check_outputs(&[&a.output], &inputs, Some(a.force))?;
     let (net, synthesis) = super::map::load_any(&a.input)?;
     let format = format_of(&a.output)?;
     let care = match &a.care {

@@ -168,7 +168,7 @@ pub fn run(a: &PlotArgs) -> anyhow::Result<()> {
     let files: Vec<PathBuf> =
         a.runs.iter().map(|r| if r.is_dir() { r.join("metrics.json") } else { r.clone() }).collect();
     let inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
-    check_outputs(&[&a.output], &inputs, a.force)?;
+    check_outputs(&[&a.output], &inputs, Some(a.force))?;
     let mut points = Vec::new();
     // The first file scored each way, to name them if both occur.
     let mut first: [Option<&Path>; 2] = [None, None];

@@ -212,15 +212,16 @@ fn data_rows(data: &str, coding: &FeatureCoding, ring: RingKind) -> anyhow::Resu
     Ok(coding.encode(&ds, ring, data).map_err(|e| UsageError(e.to_string()))?)
 }
 
-/// `eval` of a ring model on a data set.
+/// `eval` of a ring model on a data set: its spec and the class it predicts for each
+/// example.
 ///
 /// # Errors
 /// Data that do not fit the model (exit 2).
-pub fn accuracy(
+pub fn predict(
     model_path: &Path,
     ds: &crate::data::Dataset,
     what: &str,
-) -> anyhow::Result<(String, Option<f64>)> {
+) -> anyhow::Result<(String, Vec<u32>)> {
     let (file, model, coding) = read(model_path)?;
     if file.class_names != ds.class_names {
         return Err(UsageError(format!(
@@ -232,9 +233,7 @@ pub fn accuracy(
         .into());
     }
     let rows = coding.encode(ds, model.ring, what).map_err(|e| UsageError(e.to_string()))?;
-    let acc =
-        (!ds.labels.is_empty()).then(|| crate::learn::head::accuracy(&model.predict(&rows), &ds.labels));
-    Ok((format!("{} in {}", file.model, file.ring), acc))
+    Ok((format!("{} in {}", file.model, file.ring), model.predict(&rows)))
 }
 
 /// `verify --model` of a ring model: Icarus on every example of the model's data set

@@ -155,7 +155,7 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let mode = a.rule.mode(&s.net, a.seed)?;
     let design = mode.design(&s.name, &s.net, &s.init);
     let file = dir.join(format!("{}.v", design.top));
-    super::common::check_outputs(&[&file], &[a.model.as_deref().unwrap_or(Path::new(""))], a.force)?;
+    super::common::check_outputs(&[&file], &[a.model.as_deref().unwrap_or(Path::new(""))], Some(a.force))?;
     write_atomic(&file, design.text.as_bytes()).with_context(|| format!("writing {}", file.display()))?;
     println!(
         "wrote {} (top {}: {} input bits, {} label bits, {} parameters, step circuit {} gates)",

@@ -260,7 +260,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         .unwrap_or_default();
     let outputs: Vec<&Path> = written.iter().map(PathBuf::as_path).collect();
     let input = a.model.as_deref().or(a.circuit.as_deref()).unwrap_or(Path::new(""));
-    super::common::check_outputs(&outputs, &[input], a.force)?;
+    super::common::check_outputs(&outputs, &[input], Some(a.force))?;
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     let work = work.canonicalize().with_context(|| format!("resolving {}", work.display()))?;
     let vp = VerilogParams { lut_style: LutStyle::from(a.lut_style), pipeline: a.pipeline, valid: false };

@@ -9,13 +9,36 @@ use crate::lanes::{BitMatrix, EvalParams, LANES, Program};
 /// Predicted classes of `net` with `params` on every example.
 #[must_use]
 pub fn predict(net: &Network, params: &[bool], inputs: &BitMatrix) -> Vec<u32> {
-    let out = match &net.layers {
+    predict_outputs(net, &outputs(net, params, inputs))
+}
+
+/// The output bits of `net` with `params` on every example: what its head reads.
+#[must_use]
+pub fn outputs(net: &Network, params: &[bool], inputs: &BitMatrix) -> BitMatrix {
+    match &net.layers {
         Some(layers) => LutNetwork::from_layers(layers).eval(params, inputs, &EvalParams::default()),
         None => forward(&net.circuit, params, inputs),
-    };
+    }
+}
+
+/// The classes `net`'s head reads from its output bits `out` ([`outputs`]).
+#[must_use]
+pub fn predict_outputs(net: &Network, out: &BitMatrix) -> Vec<u32> {
     match &net.vote_weights {
-        Some(v) => v.predict(&out),
-        None => net.spec.head.predict(&out, net.n_classes),
+        Some(v) => v.predict(out),
+        None => net.spec.head.predict(out, net.n_classes),
+    }
+}
+
+/// The class scores `net`'s head compares in its output bits `out`, example-major
+/// (`scores[e * classes + c]`): a groupsum head's vote counts, with vote weights the
+/// weighted sums plus the class constants; binary and one-hot heads score 1 for the
+/// class they decode.
+#[must_use]
+pub fn score_outputs(net: &Network, out: &BitMatrix) -> Vec<i64> {
+    match &net.vote_weights {
+        Some(v) => v.scores(out),
+        None => net.spec.head.scores(out, net.n_classes).into_iter().map(i64::from).collect(),
     }
 }
 

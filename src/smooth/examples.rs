@@ -88,15 +88,28 @@ impl SmoothModel {
     /// Predicted class of every example (argmax of the outputs, first on ties), in batches.
     #[must_use]
     pub fn predict(&self, data: &Examples) -> Vec<u32> {
+        self.predict_scores(&self.class_scores(data))
+    }
+
+    /// The class of each row of `scores` ([`SmoothModel::class_scores`]): the argmax,
+    /// first on ties.
+    #[must_use]
+    pub fn predict_scores(&self, scores: &[f32]) -> Vec<u32> {
+        scores
+            .chunks(self.classes.max(1))
+            .map(|row| (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b }) as u32)
+            .collect()
+    }
+
+    /// The model's outputs (class scores before any softmax) on every example,
+    /// example-major (`scores[e * classes + c]`), in batches of 1,000.
+    #[must_use]
+    pub fn class_scores(&self, data: &Examples) -> Vec<f32> {
         let rows: Vec<usize> = (0..data.len()).collect();
-        let mut out = Vec::with_capacity(data.len());
+        let mut out = Vec::with_capacity(data.len() * self.classes);
         for chunk in rows.chunks(1000) {
             let (x, _) = data.batch(chunk);
-            let y = self.forward(&x);
-            for row in y.data().chunks(self.classes.max(1)) {
-                let best = (0..row.len()).fold(0, |b, j| if row[j] > row[b] { j } else { b });
-                out.push(best as u32);
-            }
+            out.extend_from_slice(self.forward(&x).data());
         }
         out
     }
