@@ -195,6 +195,10 @@ pub(super) fn targets_verilog(net: &Network, n_y: usize, n_label: usize) -> Stri
             Head::GroupSum(c) => {
                 writeln!(s, "  assign tgt[{j}] = (in_y == {n_label}'d{});", group_of(j, n_y, c))
             }
+            Head::Cascade { classes, .. } => {
+                let class = (0..classes as u32).find(|&c| net.spec.head.target(j, n_y, c)).unwrap_or(0);
+                writeln!(s, "  assign tgt[{j}] = (in_y == {n_label}'d{class});")
+            }
         };
     }
     s

@@ -2,7 +2,7 @@
 
 use super::spec::Head;
 use crate::circuit::{Circuit, CircuitBuilder, WireId};
-use crate::domain::arith::{less_equal, popcount};
+use crate::domain::arith::{less_equal, popcount, weighted_sum};
 use crate::domain::{Bool, BoolBuild};
 use crate::lanes::{BitMatrix, LANES};
 
@@ -26,7 +26,10 @@ impl Head {
         match self {
             Head::Binary => binary_width(n_classes),
             Head::OneHot => n_classes,
-            Head::GroupSum(c) => width.div_ceil(c) * c,
+            Head::GroupSum(_) | Head::Cascade { .. } => {
+                let unit = self.group_unit().expect("a group head");
+                width.div_ceil(unit) * unit
+            }
         }
     }
 
@@ -37,53 +40,71 @@ impl Head {
             Head::Binary => (label >> j) & 1 == 1,
             Head::OneHot => j == label as usize,
             Head::GroupSum(c) => group_of(j, n_outputs, c) == label as usize,
+            Head::Cascade { classes, .. } => {
+                let half = n_outputs / 2;
+                if j < half {
+                    group_of(j, half, classes) == label as usize
+                } else {
+                    let set = self.specialist_classes();
+                    set.iter().position(|&c| c == label) == Some(group_of(j - half, half, set.len()))
+                }
+            }
         }
     }
 
-    /// Per-example class scores (`GroupSum`: ones per group; other heads: 1 for the
-    /// decoded class). Returned example-major: `scores[e * classes + c]`.
+    /// Outputs per group of a head that counts groups of outputs: `groupsum:C`'s class
+    /// count, a cascade's `2 x lcm(classes, specialist classes)` (both halves whole
+    /// groups); `None` for heads that read bits (the body gets an extra layer for those).
+    #[must_use]
+    pub fn group_unit(self) -> Option<usize> {
+        match self {
+            Head::GroupSum(c) => Some(c),
+            Head::Cascade { classes, set } => {
+                let s = set.count_ones() as usize;
+                let gcd = (1..=s.min(classes))
+                    .rev()
+                    .find(|&d| classes.is_multiple_of(d) && s.is_multiple_of(d))
+                    .unwrap_or(1);
+                Some(2 * classes / gcd * s)
+            }
+            Head::Binary | Head::OneHot => None,
+        }
+    }
+
+    /// Per-example class scores, example-major: `scores[e * classes + c]`. `GroupSum`:
+    /// the ones in each group. `Cascade`: the first network's counts, plus the
+    /// specialist's on the specialist's classes when the first network names one of
+    /// them, so that the argmax is the cascade's class. Other heads: 1 for the decoded class.
     #[must_use]
     pub fn scores(self, outputs: &BitMatrix, n_classes: usize) -> Vec<u32> {
         let n = outputs.examples();
-        let mut s = vec![0u32; n * n_classes];
         match self {
-            Head::GroupSum(c) => {
-                // Per lane word and group: a bit-sliced counter (plane `i` holds bit `i`
-                // of each lane's count), one ripple-carry add per output row, then the
-                // counts read out lane by lane.
-                let per = outputs.rows() / c;
-                let mut planes = vec![0u64; (usize::BITS - per.leading_zeros()) as usize];
-                for w in 0..outputs.words() {
-                    let lanes = (n - w * LANES).min(LANES);
-                    for g in 0..c {
-                        planes.fill(0);
-                        for j in g * per..(g + 1) * per {
-                            let mut carry = outputs.row(j)[w];
-                            for p in &mut planes {
-                                if carry == 0 {
-                                    break;
-                                }
-                                let next = *p & carry;
-                                *p ^= carry;
-                                carry = next;
-                            }
-                        }
-                        for b in 0..lanes {
-                            let count = planes.iter().rev().fold(0, |v, p| v << 1 | (p >> b & 1) as u32);
-                            s[(w * LANES + b) * n_classes + g] = count;
+            Head::GroupSum(c) => group_counts(outputs, 0, c, outputs.rows() / c),
+            Head::Cascade { classes, .. } => {
+                let set = self.specialist_classes();
+                let half = outputs.rows() / 2;
+                let mut s = group_counts(outputs, 0, classes, half / classes);
+                let second = group_counts(outputs, half, set.len(), half / set.len());
+                let first = argmax_rows(&s, classes);
+                for (e, &named) in first.iter().enumerate() {
+                    if set.contains(&named) {
+                        for (i, &c) in set.iter().enumerate() {
+                            s[e * classes + c as usize] += second[e * set.len() + i];
                         }
                     }
                 }
+                s
             }
             Head::Binary | Head::OneHot => {
+                let mut s = vec![0u32; n * n_classes];
                 for e in 0..n {
                     if let Some(c) = self.decode_exact(outputs, e, n_classes) {
                         s[e * n_classes + c as usize] = 1;
                     }
                 }
+                s
             }
         }
-        s
     }
 
     /// The class a `Binary` or `OneHot` output pattern names, if it names one exactly.
@@ -97,7 +118,7 @@ impl Head {
                 let ones: Vec<usize> = (0..outputs.rows()).filter(|&j| outputs.get(j, e)).collect();
                 (ones.len() == 1).then(|| ones[0] as u32)
             }
-            Head::GroupSum(_) => None,
+            Head::GroupSum(_) | Head::Cascade { .. } => None,
         }
     }
 
@@ -106,7 +127,9 @@ impl Head {
     #[must_use]
     pub fn predict(self, outputs: &BitMatrix, n_classes: usize) -> Vec<u32> {
         match self {
-            Head::GroupSum(_) => argmax_rows(&self.scores(outputs, n_classes), n_classes),
+            Head::GroupSum(_) | Head::Cascade { .. } => {
+                argmax_rows(&self.scores(outputs, n_classes), n_classes)
+            }
             _ => (0..outputs.examples())
                 .map(|e| self.decode_exact(outputs, e, n_classes).unwrap_or(u32::MAX))
                 .collect(),
@@ -147,6 +170,39 @@ impl Head {
                     popcount(b, &bits[class * per..(class + 1) * per])
                 })
             }
+            Head::Cascade { classes, .. } => {
+                // The first network's counts and class; the specialist's classes' summed
+                // counts and their argmax; the latter's class where the former is one of them.
+                let set = self.specialist_classes();
+                let half = n_outputs / 2;
+                let (per, per2) = (half / classes, half / set.len());
+                let counts: Vec<Vec<WireId>> =
+                    (0..classes).map(|c| popcount(&mut b, &bits[c * per..(c + 1) * per])).collect();
+                let first = argmax_circuit(&mut b, classes, (f, t), |_, c| counts[c].clone());
+                let among = argmax_circuit(&mut b, set.len(), (f, t), |b, i| {
+                    let theirs = popcount(b, &bits[half + i * per2..half + (i + 1) * per2]);
+                    add(b, &counts[set[i] as usize], &theirs)
+                });
+                // The class `among` names, and whether `first` is in the set.
+                let named = (0..width)
+                    .map(|k| {
+                        let mut v = f;
+                        for (i, &c) in set.iter().enumerate() {
+                            if c >> k & 1 == 1 {
+                                let is = equals(&mut b, &among, i);
+                                v = b.or(v, is);
+                            }
+                        }
+                        v
+                    })
+                    .collect::<Vec<_>>();
+                let mut in_set = f;
+                for &c in &set {
+                    let is = equals(&mut b, &first, c as usize);
+                    in_set = b.or(in_set, is);
+                }
+                (0..width).map(|k| b.mux(in_set, first[k], named[k])).collect()
+            }
             Head::OneHot => {
                 // index = OR of the indices of set bits, valid when exactly one is set:
                 // a popcount equal to 1.
@@ -172,6 +228,55 @@ impl Head {
         };
         b.finish(out).expect("head circuit is valid").pruned()
     }
+}
+
+/// The ones in each of `groups` groups of `per` rows from row `start`, per example,
+/// example-major (`counts[e * groups + g]`): per lane word and group a bit-sliced
+/// counter (plane `i` holds bit `i` of each lane's count), one ripple-carry add per
+/// output row, then the counts read out lane by lane.
+fn group_counts(outputs: &BitMatrix, start: usize, groups: usize, per: usize) -> Vec<u32> {
+    let n = outputs.examples();
+    let mut s = vec![0u32; n * groups];
+    let mut planes = vec![0u64; (usize::BITS - per.leading_zeros()) as usize];
+    for w in 0..outputs.words() {
+        let lanes = (n - w * LANES).min(LANES);
+        for g in 0..groups {
+            planes.fill(0);
+            for j in start + g * per..start + (g + 1) * per {
+                let mut carry = outputs.row(j)[w];
+                for p in &mut planes {
+                    if carry == 0 {
+                        break;
+                    }
+                    let next = *p & carry;
+                    *p ^= carry;
+                    carry = next;
+                }
+            }
+            for b in 0..lanes {
+                let count = planes.iter().rev().fold(0, |v, p| v << 1 | (p >> b & 1) as u32);
+                s[(w * LANES + b) * groups + g] = count;
+            }
+        }
+    }
+    s
+}
+
+/// `x + y` for binary numbers (LSB first).
+fn add(b: &mut CircuitBuilder<Bool>, x: &[WireId], y: &[WireId]) -> Vec<WireId> {
+    let terms: Vec<(WireId, u64)> =
+        x.iter().enumerate().chain(y.iter().enumerate()).map(|(k, &w)| (w, 1 << k)).collect();
+    weighted_sum(b, &terms)
+}
+
+/// Whether the binary number `bits` (LSB first) equals `v`.
+fn equals(b: &mut CircuitBuilder<Bool>, bits: &[WireId], v: usize) -> WireId {
+    let mut all = b.constant(true);
+    for (k, &x) in bits.iter().enumerate() {
+        let bit = if v >> k & 1 == 1 { x } else { b.not(x) };
+        all = b.and(all, bit);
+    }
+    if v >> bits.len() > 0 { b.constant(false) } else { all }
 }
 
 /// The class of the highest score in each row of `classes` scores (example-major), the
@@ -256,6 +361,8 @@ mod tests {
             (Head::Binary, 3, 2),
             (Head::OneHot, 4, 4),
             (Head::OneHot, 3, 3),
+            (Head::Cascade { classes: 4, set: 0b1010 }, 4, 16),
+            (Head::Cascade { classes: 5, set: 0b11001 }, 5, 60),
         ] {
             // Dense and sparse patterns, so that ties and one-hot hits both occur.
             let ex: Vec<Vec<bool>> = (0..400)
@@ -301,6 +408,31 @@ mod tests {
                 assert_eq!(s[e * 3 + g], want, "example {e} group {g}");
             }
         }
+    }
+
+    #[test]
+    fn cascade_asks_the_specialist_only_about_its_classes() {
+        // 3 classes, specialist on {1, 2}: 12 outputs, the first 6 in 3 groups of 2, the
+        // last 6 in 2 groups of 3.
+        let head = Head::cascade(3, &[1, 2]).unwrap();
+        assert_eq!(head.group_unit(), Some(12));
+        let ex =
+            |first: [bool; 6], second: [bool; 6]| -> Vec<bool> { first.into_iter().chain(second).collect() };
+        let rows = [
+            // The first network names class 0: the specialist is not asked.
+            ex([true, true, false, false, false, false], [true; 6]),
+            // It names 1 (2 against 1 for class 2); the specialist's 3 votes for 2 win.
+            ex([false, false, true, true, true, false], [false, false, false, true, true, true]),
+            // It names 1; both together tie (2 + 1 against 1 + 2): the lower class.
+            ex([false, false, true, true, true, false], [true, false, false, true, true, false]),
+        ];
+        let m = BitMatrix::from_examples(12, &rows);
+        assert_eq!(head.predict(&m, 3), vec![0, 2, 1]);
+        assert_eq!(head.scores(&m, 3), vec![2, 0, 0, 0, 2, 4, 0, 3, 3]);
+        for (j, want) in [(0, 0), (5, 2), (6, 1), (11, 2)] {
+            assert!(head.target(j, 12, want), "output {j}");
+        }
+        assert!(!head.target(6, 12, 0), "the specialist has no votes for class 0");
     }
 
     #[test]

@@ -20,5 +20,5 @@ pub mod tree;
 pub mod vote_weights;
 pub mod word_arith;
 
-pub use network::{MAX_PARAMS, ModelError, Network, param_count, side_by_side};
+pub use network::{MAX_PARAMS, ModelError, Network, cascade, param_count, side_by_side};
 pub use spec::{Body, Head, ModelSpec};

@@ -128,10 +128,16 @@ impl Network {
         if n_inputs == 0 {
             return Err(ModelError::NoInputs);
         }
-        if let Head::GroupSum(c) = spec.head
+        if let Head::GroupSum(c) | Head::Cascade { classes: c, .. } = spec.head
             && c != n_classes
         {
             return Err(ModelError::ClassMismatch { head: c, data: n_classes });
+        }
+        if matches!(spec.head, Head::Cascade { .. }) && !matches!(spec.body, Body::Lut { .. }) {
+            return Err(ModelError::Wiring {
+                layer: 0,
+                why: format!("{spec}: a cascade head reads LUT layers"),
+            });
         }
         if n_inputs > MAX_INPUT_BITS {
             return Err(ModelError::TooManyInputs { inputs: n_inputs });
@@ -221,25 +227,80 @@ impl Network {
 /// layers, no `groupsum` head, or a layer whose LUTs read fewer inputs than the spec
 /// says (a layer below narrower than the fan-in, which the wider network would not be).
 pub fn side_by_side(members: &[(&Network, &[bool])]) -> Result<(Network, Vec<bool>), ModelError> {
-    let wrong = |why: String| ModelError::Wiring { layer: 0, why };
     let Some(&(first, _)) = members.first() else {
         return Err(wrong("no networks to put side by side".into()));
     };
-    let (spec, n_classes) = (first.spec, first.n_classes);
-    let (Body::Lut { k, first_k, first: first_width, depth, .. }, Head::GroupSum(c)) = (spec.body, spec.head)
-    else {
-        return Err(wrong(format!("{spec}: side by side needs LUT layers and a groupsum head")));
-    };
-    fn layers_of<'a>(net: &'a Network, like: &Network) -> Result<&'a LutLayers, ModelError> {
-        let wrong = |why: String| ModelError::Wiring { layer: 0, why };
-        let l = net.layers.as_ref().ok_or_else(|| wrong(format!("{} has no LUT layers", net.spec)))?;
-        if net.spec != like.spec || l.n_inputs != like.circuit.n_args() {
-            let why = format!("networks of {} and {} cannot be put side by side", like.spec, net.spec);
+    for (net, _) in members {
+        if net.spec != first.spec {
+            let why = format!("networks of {} and {} cannot be put side by side", first.spec, net.spec);
             return Err(wrong(why));
         }
-        Ok(l)
     }
-    let shape = layers_of(first, first)?;
+    let Head::GroupSum(c) = first.spec.head else {
+        return Err(wrong(format!("{}: side by side needs LUT layers and a groupsum head", first.spec)));
+    };
+    merge(members, Some(c), first.spec.head, first.n_classes)
+}
+
+/// A first network and a specialist trained on some of its classes (`set`, in the
+/// specialist's class order), each with its parameters, as one network with a
+/// [`Head::Cascade`]: the first network's layers, then the specialist's beside them,
+/// each reading its own below; the last layer the first network's outputs, then the
+/// specialist's. Returns the network and its parameters.
+///
+/// # Errors
+/// [`ModelError::Wiring`] if the two differ in body or input width, have no LUT layers
+/// or no `groupsum` heads, the specialist's classes are not `set`'s count, or `set` is
+/// no cascade's (see [`Head::cascade`]), or the last layers are not whole groups of both.
+pub fn cascade(
+    first: (&Network, &[bool]),
+    specialist: (&Network, &[bool]),
+    set: &[u32],
+) -> Result<(Network, Vec<bool>), ModelError> {
+    let head = Head::cascade(first.0.n_classes, set).map_err(wrong)?;
+    let (a, b) = (first.0.spec, specialist.0.spec);
+    if a.body != b.body || first.0.circuit.n_args() != specialist.0.circuit.n_args() {
+        return Err(wrong(format!("networks of {a} and {b} cannot make a cascade")));
+    }
+    if !matches!(a.head, Head::GroupSum(_)) || b.head != Head::GroupSum(set.len()) {
+        return Err(wrong(format!(
+            "a cascade needs groupsum heads of all classes and of {} classes",
+            set.len()
+        )));
+    }
+    let (last, unit) = (first.0.circuit.n_outputs(), head.group_unit().unwrap_or(1) / 2);
+    if last % unit != 0 || specialist.0.circuit.n_outputs() != last {
+        return Err(wrong(format!(
+            "a cascade needs last layers of a multiple of {unit} outputs, not {last}"
+        )));
+    }
+    merge(&[first, specialist], None, head, first.0.n_classes)
+}
+
+fn wrong(why: String) -> ModelError {
+    ModelError::Wiring { layer: 0, why }
+}
+
+/// Members of one LUT body side by side under `head`: each layer the members' LUTs one
+/// member after another, each reading its own member's below; the last layer too, or,
+/// with `groups`, class group by class group and member by member within a group.
+fn merge(
+    members: &[(&Network, &[bool])],
+    groups: Option<usize>,
+    head: Head,
+    n_classes: usize,
+) -> Result<(Network, Vec<bool>), ModelError> {
+    let Some(&(first, _)) = members.first() else {
+        return Err(wrong("no networks to put side by side".into()));
+    };
+    let spec = first.spec;
+    let Body::Lut { k, first_k, first: first_width, depth, .. } = spec.body else {
+        return Err(wrong(format!("{spec}: side by side needs LUT layers and a groupsum head")));
+    };
+    fn layers_of(net: &Network) -> Result<&LutLayers, ModelError> {
+        net.layers.as_ref().ok_or_else(|| wrong(format!("{} has no LUT layers", net.spec)))
+    }
+    let shape = layers_of(first)?;
     for (l, layer) in shape.layers.iter().enumerate() {
         let want = usize::from(if l == 0 { first_k.unwrap_or(k) } else { k });
         if layer.k != want {
@@ -247,6 +308,16 @@ pub fn side_by_side(members: &[(&Network, &[bool])]) -> Result<(Network, Vec<boo
                 layer: l,
                 why: format!("{} inputs per LUT where {spec} says {want}", layer.k),
             });
+        }
+    }
+    for (net, _) in members {
+        if layers_of(net)?.n_inputs != first.circuit.n_args() {
+            let why = format!(
+                "networks of {} and {} inputs cannot be put side by side",
+                first.circuit.n_args(),
+                net.circuit.n_args()
+            );
+            return Err(wrong(why));
         }
     }
     let n = members.len();
@@ -257,17 +328,18 @@ pub fn side_by_side(members: &[(&Network, &[bool])]) -> Result<(Network, Vec<boo
     for (l, (&width, layer)) in widths.iter().zip(&shape.layers).enumerate() {
         let (k, below) = (layer.k, if l == 0 { 0 } else { widths[l - 1] });
         // The LUTs of each member in this layer, in the merged order: (member, LUT).
-        let order: Vec<(usize, usize)> = if l + 1 < widths.len() {
-            (0..n).flat_map(|m| (0..width).map(move |j| (m, j))).collect()
-        } else {
-            let per = width / c;
-            (0..c)
-                .flat_map(|g| (0..n).flat_map(move |m| (g * per..(g + 1) * per).map(move |j| (m, j))))
-                .collect()
+        let order: Vec<(usize, usize)> = match groups.filter(|_| l + 1 == widths.len()) {
+            None => (0..n).flat_map(|m| (0..width).map(move |j| (m, j))).collect(),
+            Some(c) => {
+                let per = width / c;
+                (0..c)
+                    .flat_map(|g| (0..n).flat_map(move |m| (g * per..(g + 1) * per).map(move |j| (m, j))))
+                    .collect()
+            }
         };
         for (m, j) in order {
             let (net, p) = members[m];
-            let sources = &layers_of(net, first)?.layers[l].sources[j * k..(j + 1) * k];
+            let sources = &layers_of(net)?.layers[l].sources[j * k..(j + 1) * k];
             // `below` < 2^32: it is a layer's width of a network that was built.
             wiring[l].extend(sources.iter().map(|&s| s + (m * below) as u32));
             params.extend_from_slice(&p[starts[m] + (j << k)..starts[m] + ((j + 1) << k)]);
@@ -283,7 +355,7 @@ pub fn side_by_side(members: &[(&Network, &[bool])]) -> Result<(Network, Vec<boo
         depth,
         last: (last != middle).then_some(last * n),
     };
-    let merged = ModelSpec { body, ..spec };
+    let merged = ModelSpec { body, head };
     let net = Network::build_with_wiring(merged, first.circuit.n_args(), n_classes, 0, &wiring)?;
     Ok((net, params))
 }
@@ -316,9 +388,9 @@ pub fn param_count(spec: ModelSpec, n_inputs: usize, n_classes: usize) -> Option
         Body::Lut { k, first_k, .. } => {
             // Runs of equal layers (count, width), as `build` and `lut_net` lay them out.
             let [first, inner, (_, last)] = spec.body.lut_runs()?;
-            let runs = match spec.head {
-                Head::GroupSum(c) => [first, inner, (1, last.div_ceil(c).checked_mul(c)?), (0, 0)],
-                Head::Binary | Head::OneHot => [first, inner, (1, last), (1, outputs)],
+            let runs = match spec.head.group_unit() {
+                Some(u) => [first, inner, (1, last.div_ceil(u).checked_mul(u)?), (0, 0)],
+                None => [first, inner, (1, last), (1, outputs)],
             };
             let table = |k: u8, from: usize| 1usize << usize::from(k).min(from);
             let (mut total, mut prev, mut layer_k) = (0usize, n_inputs, first_k.unwrap_or(k));
@@ -363,7 +435,9 @@ fn lut_layers(
 ) -> Result<LutLayers, ModelError> {
     let depth = widths.len();
     match head {
-        Head::GroupSum(c) => widths[depth - 1] = widths[depth - 1].div_ceil(c) * c,
+        Head::GroupSum(_) | Head::Cascade { .. } => {
+            widths[depth - 1] = head.n_outputs(n_classes, widths[depth - 1])
+        }
         Head::Binary => widths.push(binary_width(n_classes)),
         Head::OneHot => widths.push(n_classes),
     }
@@ -519,6 +593,62 @@ mod tests {
         assert!(side_by_side(&[]).is_err());
     }
 
+    /// A cascade: the merged network's class is the first network's unless it names one
+    /// of the specialist's classes, then the argmax over them of both networks' votes;
+    /// the head circuit agrees; mismatched networks are refused.
+    #[test]
+    fn cascade_asks_the_specialist_about_its_classes() {
+        use crate::learn::predict::forward;
+        use rand::RngExt;
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let examples: Vec<Vec<bool>> =
+            (0..300).map(|_| (0..12).map(|_| rng.random_bool(0.5)).collect()).collect();
+        let x = BitMatrix::from_examples(12, &examples);
+        let set = [1u32, 3];
+        let random = |spec: &str, c: usize, seed: u64, rng: &mut ChaCha8Rng| {
+            let net = Network::build(spec.parse().unwrap(), 12, c, seed).unwrap();
+            let params: Vec<bool> = (0..net.n_params()).map(|_| rng.random_bool(0.5)).collect();
+            (net, params)
+        };
+        let (a, pa) = random("lut:3:10/6x3:8,groupsum:4", 4, 1, &mut rng);
+        let (b, pb) = random("lut:3:10/6x3:8,groupsum:2", 2, 2, &mut rng);
+        let (merged, params) = cascade((&a, &pa), (&b, &pb), &set).unwrap();
+        assert_eq!(merged.spec.to_string(), "lut:3:20/12x3:16,cascade:4:1+3");
+        let first = Head::GroupSum(4).scores(&forward(&a.circuit, &pa, &x), 4);
+        let second = Head::GroupSum(2).scores(&forward(&b.circuit, &pb, &x), 2);
+        let want: Vec<u32> = (0..300)
+            .map(|e| {
+                let named = crate::learn::head::argmax_rows(&first[e * 4..(e + 1) * 4], 4)[0];
+                if !set.contains(&named) {
+                    return named;
+                }
+                let sums: Vec<u32> = set
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &c)| first[e * 4 + c as usize] + second[e * 2 + i])
+                    .collect();
+                set[crate::learn::head::argmax_rows(&sums, 2)[0] as usize]
+            })
+            .collect();
+        assert!(want.iter().any(|&c| c == 1 || c == 3) && want.iter().any(|&c| c == 0 || c == 2));
+        let out = forward(&merged.circuit, &params, &x);
+        assert_eq!(merged.spec.head.predict(&out, 4), want);
+        let index = forward(&merged.classifier(), &params, &x);
+        assert_eq!(crate::learn::head::classes_of_indices(&index, 4), want, "the head circuit");
+        // Refused: a specialist of another body, of the wrong class count, or a set of one.
+        let (c, pc) = random("lut:3:10/6x3:9,groupsum:2", 2, 2, &mut rng);
+        assert!(cascade((&a, &pa), (&c, &pc), &set).is_err());
+        let (d, pd) = random("lut:3:10/6x3:8,groupsum:4", 4, 2, &mut rng);
+        assert!(cascade((&a, &pa), (&d, &pd), &set).is_err());
+        assert!(cascade((&a, &pa), (&b, &pb), &[1]).is_err());
+        // A last layer of 6 is not whole groups of 4 and of 2 in each half.
+        let (e, pe) = random("lut:3:10/6x3:6,groupsum:2", 2, 2, &mut rng);
+        let (f, pf) = random("lut:3:10/6x3:6,groupsum:4", 4, 2, &mut rng);
+        assert!(
+            f.circuit.n_outputs() != e.circuit.n_outputs() || cascade((&f, &pf), (&e, &pe), &set).is_err()
+        );
+    }
+
     #[test]
     fn lut_net_shapes() {
         let spec: ModelSpec = "lut:4:10x2,groupsum:3".parse().unwrap();
@@ -623,6 +753,7 @@ mod tests {
                     Head::GroupSum(c) => *widths.last_mut().unwrap() = widths.last().unwrap().div_ceil(c) * c,
                     Head::Binary => widths.push(binary_width(c)),
                     Head::OneHot => widths.push(c),
+                    Head::Cascade { .. } => unreachable!("no cascade spec here"),
                 }
                 let built: Vec<usize> =
                     net.layers.as_ref().unwrap().layers.iter().map(LutLayer::width).collect();

@@ -12,7 +12,9 @@
 //!   reads its inputs, e.g. `lut:6/4:6000x2:1000` for LUT6-counted FPGA targets).
 //! - heads: `binary` (label bits are the class index in binary; the default), `onehot`
 //!   (one bit per class), `groupsum:C` (outputs split into `C` groups; class = group with
-//!   the most ones).
+//!   the most ones), `cascade:C:S1+S2+...` (two networks' votes, a first network's over
+//!   all `C` classes and a specialist's over the classes `S`; `train --specialist` makes
+//!   it, see [`Head::Cascade`]).
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -72,6 +74,59 @@ pub enum Head {
     OneHot,
     /// `C` groups of outputs; the class is the group with the most ones.
     GroupSum(usize),
+    /// Two networks' votes: the first half of the outputs in `classes` groups (a first
+    /// network's), the second in one group per class of `set` (a specialist's, lowest
+    /// class first). The class is the first network's (its fullest group), unless that
+    /// is in `set`: then it is the class of `set` with the most votes of both networks
+    /// together. Lowest class on ties, as everywhere.
+    Cascade {
+        /// Classes of the first network.
+        classes: usize,
+        /// The specialist's classes, one bit each (bit `c` for class `c`).
+        set: u64,
+    },
+}
+
+/// The most classes a [`Head::Cascade`] has (its set is a 64-bit mask).
+pub const MAX_CASCADE_CLASSES: usize = 64;
+
+impl Head {
+    /// A cascade head over `classes` classes whose specialist has the classes `set`.
+    ///
+    /// # Errors
+    /// Why the set does not fit: a class outside `0..classes`, fewer than two classes or
+    /// all of them, or more than 64 classes (its set is a 64-bit mask).
+    pub fn cascade(classes: usize, set: &[u32]) -> Result<Self, String> {
+        if classes > MAX_CASCADE_CLASSES {
+            return Err(format!("a cascade has at most {MAX_CASCADE_CLASSES} classes, not {classes}"));
+        }
+        let mut mask = 0u64;
+        for &c in set {
+            if c as usize >= classes {
+                return Err(format!("class {c} is not one of the {classes} classes (0 to {})", classes - 1));
+            }
+            if mask >> c & 1 == 1 {
+                return Err(format!("class {c} is named twice"));
+            }
+            mask |= 1 << c;
+        }
+        let n = mask.count_ones() as usize;
+        if n < 2 || n >= classes {
+            return Err(format!(
+                "a specialist needs at least 2 of the {classes} classes and not all of them, got {n}"
+            ));
+        }
+        Ok(Self::Cascade { classes, set: mask })
+    }
+
+    /// A cascade head's specialist classes, lowest first (empty for other heads).
+    #[must_use]
+    pub fn specialist_classes(self) -> Vec<u32> {
+        match self {
+            Self::Cascade { set, .. } => (0..64).filter(|c| set >> c & 1 == 1).collect(),
+            _ => Vec::new(),
+        }
+    }
 }
 
 /// A parsed model specification.
@@ -186,7 +241,16 @@ fn parse_head(t: &str) -> Result<Head, String> {
             }
             Ok(Head::GroupSum(c))
         }
-        _ => Err(format!("unknown head '{t}'; expected binary, onehot or groupsum:C")),
+        Some(("cascade", rest)) => {
+            let (c, set) = rest.split_once(':').ok_or("a cascade head is cascade:C:S1+S2+...")?;
+            let c: usize = c.parse().map_err(|_| format!("class count '{c}' is not a number"))?;
+            let set = set
+                .split('+')
+                .map(|s| s.parse::<u32>().map_err(|_| format!("specialist class '{s}' is not a number")))
+                .collect::<Result<Vec<u32>, String>>()?;
+            Head::cascade(c, &set)
+        }
+        _ => Err(format!("unknown head '{t}'; expected binary, onehot, groupsum:C or cascade:C:S1+S2+...")),
     }
 }
 
@@ -214,6 +278,10 @@ impl fmt::Display for ModelSpec {
             Head::Binary => write!(f, ",binary"),
             Head::OneHot => write!(f, ",onehot"),
             Head::GroupSum(c) => write!(f, ",groupsum:{c}"),
+            Head::Cascade { classes, .. } => {
+                let set: Vec<String> = self.head.specialist_classes().iter().map(u32::to_string).collect();
+                write!(f, ",cascade:{classes}:{}", set.join("+"))
+            }
         }
     }
 }
@@ -230,6 +298,7 @@ mod tests {
             "lut:4:128/64x3:30,groupsum:3",
             "lut:4:128/64x2,binary",
             "lut:6/4:6000x2:1000,groupsum:10",
+            "lut:4:12000x2:2000,cascade:10:0+2+4+6",
             "lut:3/2:9/5x3:6,onehot",
             "table,onehot",
             "pseudolinear,binary",
@@ -267,6 +336,12 @@ mod tests {
             ("mlp", "unknown body"),
             ("table,groupsum:1", "at least 2"),
             ("table,foo", "unknown head"),
+            ("lut:2:4x1,cascade:10", "cascade:C:S1+S2"),
+            ("lut:2:4x1,cascade:10:0+10", "not one of the 10"),
+            ("lut:2:4x1,cascade:10:3", "at least 2"),
+            ("lut:2:4x1,cascade:3:0+1+2", "not all"),
+            ("lut:2:4x1,cascade:10:1+1", "twice"),
+            ("lut:2:4x1,cascade:10:1+x", "not a number"),
         ] {
             let e = s.parse::<ModelSpec>().unwrap_err();
             assert!(e.to_string().contains(why), "{e}");

@@ -61,7 +61,7 @@ impl VoteParams {
     pub fn for_head(head: Head, n_classes: usize) -> Self {
         let positive_weight = match head {
             Head::GroupSum(_) => (n_classes - 1) as f64,
-            Head::Binary | Head::OneHot => 1.0,
+            Head::Binary | Head::OneHot | Head::Cascade { .. } => 1.0,
         };
         Self { margin: 0.1, accept: 0.3, positive_weight, keep_from_all: true, sum_fanouts: false }
     }
@@ -663,7 +663,7 @@ fn active_lanes(net: &Network, out: &BitMatrix, labels: &[u32], margin: f64) -> 
                 }
             }
         }
-        Head::Binary | Head::OneHot => {
+        Head::Binary | Head::OneHot | Head::Cascade { .. } => {
             let pred = net.spec.head.predict(out, c);
             for (e, (&p, &l)) in pred.iter().zip(labels).enumerate() {
                 if p != l {

@@ -213,7 +213,7 @@ pub fn group_margin(net: &Network, v: &HwVoteParams) -> Option<(usize, i64)> {
             let per = net.circuit.n_outputs() / c;
             Some((per, v.margin_threshold(per)))
         }
-        Head::Binary | Head::OneHot => None,
+        Head::Binary | Head::OneHot | Head::Cascade { .. } => None,
     }
 }
 
