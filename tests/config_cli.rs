@@ -115,6 +115,7 @@ fn presets_list_with_their_figures() {
         "fashion-mnist\n",
         "fashion-mnist-small\n",
         "fashion-mnist-boosted\n",
+        "fashion-mnist-cascade\n",
         "fashion-mnist-rda\n",
         "0.8876",
         "0.8214",

@@ -10,7 +10,7 @@ mod common;
 
 use common::circuitlearn;
 use common::pinned::{
-    IRIS_DEFAULT, Pinned, RELAXED_BOOSTED, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a,
+    IRIS_DEFAULT, Pinned, RELAXED_BOOSTED, RELAXED_CASCADE, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a,
 };
 use std::path::Path;
 
@@ -52,6 +52,7 @@ fn a_short_relaxed_run_is_pinned() {
     assert_recipe(&RELAXED_GATES);
     assert_recipe(&RELAXED_PHASES);
     assert_recipe(&RELAXED_BOOSTED);
+    assert_recipe(&RELAXED_CASCADE);
 }
 
 #[test]
@@ -187,6 +188,21 @@ fn the_fashion_mnist_boosted_recipe_is_pinned() {
     assert_eq!(discrete.spec.to_string(), "lut:4:12000x2:2000,groupsum:10");
     let seeds: Vec<u64> = members.iter().map(|m| m.relaxed.seed).collect();
     assert_eq!(seeds, [0, 1]);
+}
+
+/// The cascade (`fashion-mnist-cascade`, 2026-12-07): the first network is
+/// `fashion-mnist-small`'s, the specialist (seed + 1, tau 8) trains on the four tops'
+/// images alone; one model holds both under a cascade head.
+#[test]
+fn the_fashion_mnist_cascade_recipe_is_pinned() {
+    use circuitlearn::pipeline::TrainedModel;
+    let toml = format!("preset = \"fashion-mnist-cascade\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
+    let trained = assert_pinned_pipeline("fashion-mnist-cascade", &toml, 2_109_273, 0xb5bd_bba4_2746_cf48);
+    let TrainedModel::Relaxed { members, discrete, .. } = &trained.model else { panic!("a relaxed model") };
+    assert_eq!(discrete.spec.to_string(), "lut:4:12000x2:2000,cascade:10:0+2+4+6");
+    let settings: Vec<(u64, f32)> = members.iter().map(|m| (m.relaxed.seed, m.relaxed.tau)).collect();
+    assert_eq!(settings, [(0, 5.0), (1, 8.0)]);
+    assert_eq!(members[1].discrete.n_classes, 4, "the specialist knows its classes alone");
 }
 
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set

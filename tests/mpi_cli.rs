@@ -9,7 +9,7 @@
 mod common;
 
 use common::pinned::{
-    IRIS_DEFAULT, Pinned, RELAXED_BOOSTED, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a,
+    IRIS_DEFAULT, Pinned, RELAXED_BOOSTED, RELAXED_CASCADE, RELAXED_GATES, RELAXED_PHASES, SMOOTH_MLP, fnv1a,
 };
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -89,6 +89,7 @@ fn relaxed_gates_are_identical_for_any_rank_count() {
     check_recipe(&RELAXED_GATES);
     check_recipe(&RELAXED_PHASES);
     check_recipe(&RELAXED_BOOSTED);
+    check_recipe(&RELAXED_CASCADE);
     // Three chunks of 128 a batch: -np 2 splits them 2 + 1, -np 3 one each.
     check_ranks("relaxed gates:256x2, digits", &relaxed_digits("10"), Some(RELAXED_PIN));
 }

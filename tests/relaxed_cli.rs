@@ -610,6 +610,40 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
     Ok(())
 }
 
+/// Relaxed 3-input LUTs on wine with learned wiring, as the two-network tests train them.
+const WINE_LUTS: [&str; 19] = [
+    "--data",
+    "wine",
+    "--domain",
+    "relaxed",
+    "--model",
+    "lut:3:24x2:12",
+    "--epochs",
+    "15",
+    "--batch",
+    "32",
+    "--lr",
+    "0.05",
+    "--input-candidates",
+    "4",
+    "--hidden-candidates",
+    "4",
+    "--seed",
+    "3",
+    "--json",
+];
+
+/// `train` of [`WINE_LUTS`] and `extra` into `out` under `dir`: its metrics.
+fn train_wine_luts(
+    dir: &std::path::Path,
+    out: &str,
+    extra: &[&str],
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let o = circuitlearn(&[&["train", "--out", out][..], &WINE_LUTS, extra].concat(), dir);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    Ok(last_json(&o)?)
+}
+
 /// `--boost 2`: two networks, the second with seed + 1 learning with the first one's
 /// counts in its scores; `model.json` is one LUT network twice as wide whose head sums
 /// both networks' votes; the first network is exactly the one a plain run trains; `eval`
@@ -617,36 +651,7 @@ fn training_dont_cares_keep_the_training_answers() -> Result<(), Box<dyn std::er
 #[test]
 fn boosted_networks_are_one_model() -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
-    let run = |out: &str, extra: &[&str]| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
-        let mut args = vec![
-            "train",
-            "--data",
-            "wine",
-            "--domain",
-            "relaxed",
-            "--model",
-            "lut:3:24x2:12",
-            "--epochs",
-            "15",
-            "--batch",
-            "32",
-            "--lr",
-            "0.05",
-            "--input-candidates",
-            "4",
-            "--hidden-candidates",
-            "4",
-            "--seed",
-            "3",
-            "--out",
-            out,
-            "--json",
-        ];
-        args.extend_from_slice(extra);
-        let o = circuitlearn(&args, d.path());
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        Ok(last_json(&o)?)
-    };
+    let run = |out: &str, extra: &[&str]| train_wine_luts(d.path(), out, extra);
     let plain = run("runs/plain", &["--hardware", "none"])?;
     let pair = run("runs/pair", &["--boost", "2", "--boost-scale", "0.5"])?;
     assert_eq!(pair["discrete_model"], "lut:3:48x2:24,groupsum:3", "{pair}");
@@ -678,6 +683,86 @@ fn boosted_networks_are_one_model() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(last_json(&o)?["accuracy"], pair["test_accuracy"]);
     let want = if have(&[Tool::Iverilog, Tool::Vvp]) { "pass" } else { "skipped" };
     assert_eq!(pair["icarus"], want, "{pair}");
+    Ok(())
+}
+
+/// `--specialist 1,2`: a first network (exactly a plain run's) and a specialist trained
+/// on classes 1 and 2 alone (seed + 1), one model whose cascade head asks the specialist
+/// when the first network names 1 or 2; `eval`, `eval --predictions` and Icarus read it;
+/// options that cannot make a cascade are refused before any training.
+#[test]
+fn a_specialist_makes_a_cascade() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let run = |out: &str, extra: &[&str]| train_wine_luts(d.path(), out, extra);
+    let plain = run("runs/plain", &["--hardware", "none"])?;
+    let pair = run("runs/cascade", &["--specialist", "2,1", "--specialist-tau", "2"])?;
+    assert_eq!(pair["discrete_model"], "lut:3:48x2:24,cascade:3:1+2", "{pair}");
+    let c = &pair["cascade"];
+    assert_eq!(c["classes"], serde_json::json!([1, 2]));
+    assert_eq!((c["first"]["seed"].as_u64(), c["specialist"]["seed"].as_u64()), (Some(3), Some(4)));
+    assert_eq!(c["specialist"]["relaxed"]["tau"], 2.0);
+    for key in ["train_accuracy", "test_accuracy", "relaxed_test_accuracy", "loss_history"] {
+        assert_eq!(c["first"][key], plain[key], "{key}: the first network is the plain run's");
+    }
+    assert!(c["specialist"]["test_accuracy"].as_f64().ok_or("specialist")? > 0.5, "{pair}");
+    assert_eq!(pair["epochs"], 30, "{pair}");
+    assert!(pair["test_accuracy"].as_f64().ok_or("test")? >= 0.85, "{pair}");
+    let o = circuitlearn(
+        &[
+            "eval",
+            "--model",
+            "runs/cascade/model.json",
+            "--split",
+            "test",
+            "--predictions",
+            "p.tsv",
+            "--json",
+        ],
+        d.path(),
+    );
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(last_json(&o)?["accuracy"], pair["test_accuracy"]);
+    // Every predicted class is its row's argmax (lowest on ties) of the cascade's scores.
+    let table = std::fs::read_to_string(d.path().join("p.tsv"))?;
+    for row in table.lines().skip(1) {
+        let f: Vec<&str> = row.split('\t').collect();
+        let scores: Vec<u32> = f[3..].iter().map(|s| s.parse()).collect::<Result<_, _>>()?;
+        let best = (0..scores.len()).fold(0, |b, i| if scores[i] > scores[b] { i } else { b });
+        assert_eq!(f[2], best.to_string(), "{row}");
+    }
+    let want = if have(&[Tool::Iverilog, Tool::Vvp]) { "pass" } else { "skipped" };
+    assert_eq!(pair["icarus"], want, "{pair}");
+    // RDA does not train a cascade further, in software or in hardware.
+    let model = "runs/cascade/model.json";
+    for args in [
+        &["train", "--data", "wine", "--init", model, "--out", "runs/more"][..],
+        &["export", "--trainer", "--model", model, "--output", "hw"],
+    ] {
+        let o = circuitlearn(args, d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("--specialist") && err.lines().count() == 1, "{args:?}: {err}");
+        assert!(!d.path().join("hw").exists() && !d.path().join("runs/more/model.json").exists());
+    }
+    let refused = [
+        (&["--specialist", "0,1,2"][..], "not all of them"),
+        (&["--specialist", "1"], "at least two classes"),
+        (&["--specialist", "1,1"], "named twice"),
+        (&["--specialist", "1,7"], "not one of the 3 classes"),
+        (&["--specialist", "1,2", "--boost", "2"], "--boost"),
+        (&["--specialist-tau", "2"], "needs --specialist"),
+        (&["--specialist", "1,2", "--teacher", "mlp:8"], "--teacher"),
+    ];
+    let short = ["train", "--data", "wine", "--domain", "relaxed", "--out", "runs/refused"];
+    let narrow = ["--model", "lut:3:24x2:8", "--specialist", "1,2"];
+    for (extra, why) in refused.into_iter().chain([(&narrow[..], "multiple of 6")]) {
+        let model: &[&str] = if extra.contains(&"--model") { &[] } else { &["--model", "lut:3:24x2:12"] };
+        let o = circuitlearn(&[&short[..], model, extra].concat(), d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(err.contains(why) && err.lines().count() == 1, "{extra:?}: {err}");
+        assert!(!d.path().join("runs/refused/model.json").exists(), "{extra:?}");
+    }
     Ok(())
 }
 

@@ -77,29 +77,39 @@ fn relaxed_training_resumes_after_sigkill() {
     check_kill_and_resume("relaxed", &args);
 }
 
+/// Relaxed 3-input LUTs on digits, as the two-network runs that are killed train them.
+const DIGITS_LUTS: [&str; 10] = [
+    "--data",
+    "digits",
+    "--domain",
+    "relaxed",
+    "--model",
+    "lut:3:256x2:40",
+    "--epochs",
+    "6",
+    "--input-candidates",
+    "4",
+];
+
 /// A boosted run killed in its first network resumes that network; killed once the
 /// first has finished, it starts from the first one's kept state and trains only the
 /// second. Both write the uninterrupted run's `model.json`.
 #[test]
 fn boosted_training_resumes_after_sigkill() {
-    let args = [
-        "--data",
-        "digits",
-        "--domain",
-        "relaxed",
-        "--model",
-        "lut:3:256x2:40",
-        "--epochs",
-        "6",
-        "--input-candidates",
-        "4",
-        "--hidden-candidates",
-        "4",
-        "--boost",
-        "2",
-    ];
+    let args = [&DIGITS_LUTS[..], &["--hidden-candidates", "4", "--boost", "2"]].concat();
     check_kill_and_resume("boosted, first network", &args);
     let progress = check_kill_at("checkpoint-network-1.bin", "boosted, second network", &args);
+    assert!(!progress.contains("network 1/2"), "the first network trained again:\n{progress}");
+}
+
+/// A cascade resumes as a boosted pair does: killed in the first network, it resumes
+/// that network; killed once the first has finished, it starts from the first one's kept
+/// state and trains only the specialist. Both write the uninterrupted run's `model.json`.
+#[test]
+fn a_cascade_resumes_after_sigkill() {
+    let args = [&DIGITS_LUTS[..], &["--specialist", "3,5"]].concat();
+    check_kill_and_resume("cascade, first network", &args);
+    let progress = check_kill_at("checkpoint-network-1.bin", "cascade, specialist", &args);
     assert!(!progress.contains("network 1/2"), "the first network trained again:\n{progress}");
 }
 

@@ -270,6 +270,14 @@ class RelaxedGateClassifier(_CircuitClassifier):
         (``--boost``; network ``m`` uses seed ``random_state + m``).
     boost_scale : float or None (0.25)
         Weight of the earlier networks' counts (``--boost-scale``; needs ``boost`` >= 2).
+    specialist : list of class labels or None
+        A second network trained on these classes' samples alone (seed
+        ``random_state + 1``), asked when the first network names one of them: the class
+        is then the one of them with the most votes of both together (``--specialist``,
+        a cascade; not with ``boost``).
+    specialist_tau : float or None
+        The specialist's GroupSum temperature (``--specialist-tau``; default ``tau``
+        scaled by the square root of classes over specialist classes).
     encoding, passes, time_limit, random_state, n_jobs
         As for :class:`LUTClassifier` (``passes`` must preserve the function).
     """
@@ -289,6 +297,7 @@ class RelaxedGateClassifier(_CircuitClassifier):
         "straight_through_choice",
         "boost",
         "boost_scale",
+        "specialist_tau",
         "encoding",
         "passes",
         "time_limit",
@@ -310,6 +319,8 @@ class RelaxedGateClassifier(_CircuitClassifier):
         straight_through_choice=None,
         boost=None,
         boost_scale=None,
+        specialist=None,
+        specialist_tau=None,
         encoding="thermometer:8",
         passes=None,
         time_limit=None,
@@ -330,11 +341,26 @@ class RelaxedGateClassifier(_CircuitClassifier):
         self.straight_through_choice = straight_through_choice
         self.boost = boost
         self.boost_scale = boost_scale
+        self.specialist = specialist
+        self.specialist_tau = specialist_tau
         self.encoding = encoding
         self.passes = passes
         self.time_limit = time_limit
         self.random_state = random_state
         self.n_jobs = n_jobs
+
+
+    def _options(self, n_classes):
+        opts = super()._options(n_classes)
+        if self.specialist is not None:
+            # Class labels, as ``y`` has them, become the indices ``--specialist`` takes.
+            index = {c: i for i, c in enumerate(self.classes_.tolist())}
+            labels = [c.item() if isinstance(c, np.generic) else c for c in self.specialist]
+            missing = [c for c in labels if c not in index]
+            if missing:
+                raise ValueError(f"specialist: {missing!r} are not classes of y {list(index)!r}")
+            opts["specialist"] = [index[c] for c in labels]
+        return opts
 
 
 class RingClassifier(_CircuitClassifier):

@@ -77,3 +77,34 @@ def test_python_and_the_cli_learn_the_same_circuit(cls, model, flags, cli, small
         assert len(py_model["learned_wiring"]) == 2 and all(py_model["learned_wiring"])
     assert cec(clf.circuit_, read_aiger(out / "classifier.aig")) is True
     assert clf.score(X, y) == pytest.approx(metrics["train_accuracy"])
+
+
+def test_a_specialist_cascade_is_the_clis(cli, tmp_path):
+    """``specialist`` names classes by their labels; the CLI's ``--specialist`` by index:
+    the same cascade either way."""
+    from sklearn.datasets import load_wine
+
+    X, y = load_wine(return_X_y=True)
+    X = X[:, :8]
+    csv = tmp_path / "train.csv"
+    write_csv(csv, X, y)
+    out = tmp_path / "run"
+    cmd = [cli, "train", "--data", str(csv), "--test", str(csv), "--model", "gates:24x2", "--epochs", "3",
+           "--seed", "7", "--hardware", "none", "--out", str(out), "--json", "--domain", "relaxed",
+           "--lr", "0.05", "--specialist", "1,2"]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    metrics = json.loads(run.stdout.strip().splitlines()[-1])
+    # Labels that sort as the CLI's class indices: barolo is 1, grignolino 2.
+    names = np.array(["barbera", "barolo", "grignolino"])
+    clf = RelaxedGateClassifier(model="gates:24x2", epochs=3, random_state=7, lr=0.05,
+                                specialist=["grignolino", "barolo"]).fit(X, names[y.astype(int)])
+    py_model = json.loads(clf._model.model_json)
+    assert py_model["spec"] == json.loads((out / "model.json").read_text())["spec"]
+    assert py_model["spec"].endswith("cascade:3:1+2")
+    assert clf.circuit_.and_nodes == metrics["and_nodes"]
+    assert cec(clf.circuit_, read_aiger(out / "classifier.aig")) is True
+    assert clf.score(X, names[y.astype(int)]) == pytest.approx(metrics["train_accuracy"])
+    with pytest.raises(ValueError, match="not classes of y"):
+        RelaxedGateClassifier(model="gates:24x2", epochs=1, specialist=["merlot", "barolo"]).fit(
+            X, names[y.astype(int)])

@@ -378,6 +378,16 @@ fn print_summary(m: &serde_json::Value, out: &Path) {
             alone.join(" / "),
             m["live_gates"]
         );
+    } else if let Some(c) = m.get("cascade") {
+        let classes: Vec<String> =
+            c["classes"].as_array().into_iter().flatten().map(ToString::to_string).collect();
+        line += &format!(
+            "; first network alone {held} {}, specialist for classes {} {held} {} among them, {} live gates",
+            four(&c["first"]["test_accuracy"]),
+            classes.join(","),
+            four(&c["specialist"]["test_accuracy"]),
+            m["live_gates"]
+        );
     } else if m["domain"] == "relaxed" {
         line += &format!(
             "; relaxed train {} {held} {}, {} live gates",

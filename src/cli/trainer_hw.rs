@@ -48,6 +48,13 @@ impl HwRuleArgs {
     /// The mode for `net`: the vote rule's defaults for its head (`VoteParams::for_head`)
     /// in hardware form, counters of `--counter-bits` bits, the generator seeded by `seed`.
     fn mode(&self, net: &Network, seed: u64) -> anyhow::Result<HwMode> {
+        if let crate::learn::Head::Cascade { .. } = net.spec.head {
+            return Err(UsageError(format!(
+                "{}: a cascade's networks are trained by train --specialist, not by a hardware trainer",
+                net.spec
+            ))
+            .into());
+        }
         Ok(match self.trainer_mode {
             TrainerMode::Faithful => HwMode::Faithful,
             TrainerMode::VotesHw => {
@@ -151,8 +158,8 @@ pub fn export(a: &ExportArgs) -> anyhow::Result<()> {
     let dir = &a.output;
     super::common::check_output_folder(&format!("--output {}", dir.display()), dir)?;
     let s = source(a)?;
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mode = a.rule.mode(&s.net, a.seed)?;
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let design = mode.design(&s.name, &s.net, &s.init);
     let file = dir.join(format!("{}.v", design.top));
     super::common::check_outputs(&[&file], &[a.model.as_deref().unwrap_or(Path::new(""))], Some(a.force))?;

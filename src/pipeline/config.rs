@@ -149,6 +149,17 @@ pub struct RelaxedConfig {
     pub boost: usize,
     /// Weight of the earlier members' counts in each later member's class scores.
     pub boost_scale: f32,
+    /// `--specialist`: a second network for some classes, asked in a cascade.
+    pub specialist: Option<SpecialistConfig>,
+}
+
+/// A specialist network's settings (`--specialist`, `--specialist-tau`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SpecialistConfig {
+    /// Its classes (indices into the data's classes), lowest first.
+    pub classes: Vec<u32>,
+    /// Its GroupSum temperature, if given.
+    pub tau: Option<f32>,
 }
 
 /// Smooth training settings.
@@ -299,7 +310,7 @@ pub fn implied_preset(o: &TrainOptions) -> Option<String> {
     }
     let boolean = ["rda", "faithful", "votes", "parity", "votes-hw"];
     match (o.optimizer.as_deref(), o.domain.as_deref()) {
-        (None, None) => Some("fashion-mnist-boosted".to_owned()),
+        (None, None) => Some("fashion-mnist-cascade".to_owned()),
         (Some(opt), None | Some("bool")) if boolean.contains(&opt) => Some("fashion-mnist-rda".to_owned()),
         _ => None,
     }
@@ -744,6 +755,7 @@ impl TrainConfig {
                 };
                 let teacher = teacher_config(&o)?;
                 let (boost, boost_scale) = boost_config(&o)?;
+                let specialist = specialist_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
                     encoding: parse_encoding(o.encoding.as_deref().unwrap_or("thermometer:8"))?,
@@ -766,6 +778,7 @@ impl TrainConfig {
                     teacher,
                     boost,
                     boost_scale,
+                    specialist,
                 })
             }
             Domain::Smooth => {
@@ -899,6 +912,8 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--teacher", o.teacher.is_some()),
         ("--boost", o.boost.is_some()),
         ("--boost-scale", o.boost_scale.is_some()),
+        ("--specialist", o.specialist.is_some()),
+        ("--specialist-tau", o.specialist_tau.is_some()),
     ];
     flags.extend(teacher_option_flags(o));
     flags
@@ -969,6 +984,37 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
     }
     let scale = positive("--boost-scale", o.boost_scale.unwrap_or(0.25))?;
     Ok((boost, scale as f32))
+}
+
+/// `--specialist C1,C2,...` and `--specialist-tau T`: distinct classes, at least two
+/// (whether they are classes of the data, and not all of them, is checked when the data
+/// is read); not with `--boost` or `--teacher`.
+fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, ConfigError> {
+    let Some(given) = &o.specialist else {
+        return match o.specialist_tau {
+            Some(_) => Err(bad("--specialist-tau", "needs --specialist C1,C2,...")),
+            None => Ok(None),
+        };
+    };
+    let mut classes = given.clone();
+    classes.sort_unstable();
+    if let Some(w) = classes.windows(2).find(|w| w[0] == w[1]) {
+        return Err(bad("--specialist", format!("class {} is named twice", w[0])));
+    }
+    if classes.len() < 2 {
+        return Err(bad("--specialist", "needs at least two classes, e.g. 0,2,4,6"));
+    }
+    if o.boost.is_some_and(|b| b > 1) {
+        return Err(bad(
+            "--specialist",
+            "cannot be combined with --boost (a preset may set either: train --list-presets)",
+        ));
+    }
+    if o.teacher.is_some() {
+        return Err(bad("--specialist", "cannot be combined with --teacher"));
+    }
+    let tau = o.specialist_tau.map(|t| positive("--specialist-tau", t)).transpose()?.map(|t| t as f32);
+    Ok(Some(SpecialistConfig { classes, tau }))
 }
 
 /// The most networks `--boost` trains.

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TrainOptions {
     /// A named recipe (`train --list-presets`) under the other options: fashion-mnist,
-    /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-rda; `none` for no preset
-    /// [default: fashion-mnist-boosted for --data
+    /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-cascade, fashion-mnist-rda;
+    /// `none` for no preset [default: fashion-mnist-cascade for --data
     /// fashion-mnist with no --model, --optimizer, --domain or --init; fashion-mnist-rda
     /// for --data fashion-mnist with a Boolean --optimizer and no --model].
     #[arg(long)]
@@ -292,6 +292,20 @@ pub struct TrainOptions {
     #[arg(long, value_name = "S")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub boost_scale: Option<f64>,
+    /// relaxed: a specialist for some of the classes (their indices, e.g. 0,2,4,6): a
+    /// second network of --model, trained with seed --seed + 1 on those classes' training
+    /// examples alone, and asked when the first network names one of them; the class is
+    /// then the one of them with the most votes of both networks together (a cascade).
+    /// model.json is one LUT network holding both, its head `cascade:C:S1+S2+...`.
+    #[arg(long, value_name = "C1,C2,...", value_delimiter = ',')]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialist: Option<Vec<u32>>,
+    /// relaxed, with --specialist: the specialist's GroupSum temperature, > 0 [default:
+    /// --tau x sqrt(classes / specialist classes), its groups being that much larger;
+    /// without --tau the square root of its group size].
+    #[arg(long, value_name = "T")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialist_tau: Option<f64>,
     /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
     /// --model / --encoding, when given, must match).
     #[arg(long, value_name = "FILE")]

@@ -110,6 +110,75 @@ pub enum TrainedModel {
     },
 }
 
+/// A specialist's classes and what it trains on: the examples of its classes, labelled
+/// by their place among them.
+struct Specialist {
+    classes: Vec<u32>,
+    spec: RelaxedSpec,
+    tau: Option<f32>,
+    x_train: BitMatrix,
+    train_labels: Vec<u32>,
+    x_test: BitMatrix,
+    test_labels: Vec<u32>,
+}
+
+impl Specialist {
+    /// The specialist of `s` for a run of relaxed `spec` over `(x, labels)` of training
+    /// and test. Its tau: `--specialist-tau`, else `--tau` scaled by the square root of
+    /// its groups' growth (all classes over its classes; `None`: the default's).
+    fn new(
+        s: &super::config::SpecialistConfig,
+        spec: RelaxedSpec,
+        train: (&BitMatrix, &[u32]),
+        test: (&BitMatrix, &[u32]),
+        tau: Option<f32>,
+    ) -> Result<Self, PipelineError> {
+        let n_classes = match spec.discrete.head {
+            crate::learn::Head::GroupSum(c) => c,
+            _ => unreachable!("a relaxed spec has a groupsum head"),
+        };
+        let head = crate::learn::Head::cascade(n_classes, &s.classes)
+            .map_err(|e| PipelineError::Invalid(format!("--specialist: {e}")))?;
+        // Both halves of the merged last layer must be whole groups.
+        let last =
+            spec.discrete.head.n_outputs(n_classes, spec.discrete.body.lut_runs().map_or(0, |r| r[2].1));
+        let unit = head.group_unit().unwrap_or(2) / 2;
+        if !last.is_multiple_of(unit) {
+            return Err(PipelineError::Invalid(format!(
+                "--specialist: the last layer ({last} outputs) must be a multiple of {unit}, the groups of \
+                 both the {n_classes} classes and the specialist's {}",
+                s.classes.len()
+            )));
+        }
+        let pick = |(x, labels): (&BitMatrix, &[u32])| {
+            let mine: Vec<usize> = (0..labels.len()).filter(|&e| s.classes.contains(&labels[e])).collect();
+            let place = |l: u32| s.classes.iter().position(|&c| c == l).expect("one of its classes") as u32;
+            (x.select_examples(&mine), mine.iter().map(|&e| place(labels[e])).collect::<Vec<u32>>())
+        };
+        let ((x_train, train_labels), (x_test, test_labels)) = (pick(train), pick(test));
+        if train_labels.is_empty() {
+            return Err(PipelineError::Invalid("--specialist: no training example is of its classes".into()));
+        }
+        let ratio = (n_classes as f32 / s.classes.len() as f32).sqrt();
+        let discrete =
+            crate::learn::ModelSpec { head: crate::learn::Head::GroupSum(s.classes.len()), ..spec.discrete };
+        Ok(Self {
+            classes: s.classes.clone(),
+            spec: RelaxedSpec { discrete, ..spec },
+            tau: s.tau.or(tau.map(|t| t * ratio)),
+            x_train,
+            train_labels,
+            x_test,
+            test_labels,
+        })
+    }
+
+    /// Its classes, as `--specialist` takes them.
+    fn names(&self) -> String {
+        self.classes.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    }
+}
+
 /// One relaxed network of a run: its logits and the Boolean network they discretise into.
 pub struct RelaxedMember {
     /// The relaxed network.
@@ -386,6 +455,12 @@ fn read_init(path: &Path, b: &super::BoolConfig, data: &TrainData) -> Result<Ini
     let file = ModelFile::read(path)?;
     let (net, params) = file.network(path)?;
     let mismatch = |what: String| PipelineError::Invalid(format!("--init {}: {what}", path.display()));
+    if let crate::learn::Head::Cascade { .. } = net.spec.head {
+        return Err(mismatch(format!(
+            "{}: a cascade's networks are trained by --specialist, not by RDA",
+            net.spec
+        )));
+    }
     if let Some(spec) = b.spec
         && spec != net.spec
     {
@@ -442,6 +517,8 @@ pub fn train(
             .map_err(|e| PipelineError::Invalid(format!("encoding test data {}: {e}", data.test_source)))?;
         Ok((x_train, x_test))
     };
+    // A cascade's don't-care fills, made on each network's own examples before the merge.
+    let mut cascade_fills = None;
     let (model, stop, epoch_seconds, x) = match &cfg.model {
         ModelConfig::Poly(p) => {
             let (model, stop, seconds) =
@@ -596,26 +673,47 @@ pub fn train(
             let encoder = Encoder::fit(&r.encoding, train)?;
             let (x_train, x_test) = encode(&encoder)?;
             let spec = RelaxedSpec::parse(&r.spec, n_classes)?;
+            // A specialist's classes, its examples (by their place among its classes) and
+            // its spec, checked before any training.
+            let specialist = match &r.specialist {
+                None => None,
+                Some(s) => {
+                    Some(Specialist::new(s, spec, (&x_train, &train.labels), (&x_test, &test.labels), r.tau)?)
+                }
+            };
+            let n_networks = if specialist.is_some() { 2 } else { r.boost };
             // A lower bound before anything is built: 20 bytes per table entry of the
             // discrete network (a relaxed gate has at least as many logits as entries).
             let entries =
                 crate::learn::param_count(spec.discrete, encoder.n_bits(), n_classes).unwrap_or(usize::MAX);
             if entries <= crate::learn::MAX_PARAMS {
-                check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20 * r.boost as u64)?;
+                check_memory(cfg, &format!("training {}", r.spec), entries as u64 * 20 * n_networks as u64)?;
             }
-            let mut members: Vec<RelaxedMember> = Vec::with_capacity(r.boost);
+            let mut members: Vec<RelaxedMember> = Vec::with_capacity(n_networks);
+            // A cascade's networks' parameters with their don't-cares filled, each on its
+            // own examples, and what the fills changed.
+            let mut filled: Vec<(Vec<bool>, Fills)> = Vec::new();
             // The summed class counts of the members so far on each training example.
             let mut votes: Option<Vec<u32>> = None;
             let (mut teacher, mut soft_targets) = (None, None);
             let (mut stop, mut epoch_seconds) = (None, Vec::new());
-            for m in 0..r.boost {
+            for m in 0..n_networks {
                 let seed = cfg.seed.wrapping_add(m as u64);
-                let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), n_classes), data, seed)?;
+                // What this network learns from: all the examples, or the specialist's.
+                let (spec, classes, x_member, labels) = match specialist.as_ref().filter(|_| m == 1) {
+                    None => (spec, n_classes, &x_train, &train.labels),
+                    Some(s) => (s.spec, s.classes.len(), &s.x_train, &s.train_labels),
+                };
+                let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), classes), data, seed)?;
+                let tau = match specialist.as_ref().filter(|_| m == 1) {
+                    None => r.tau,
+                    Some(s) => s.tau,
+                };
                 let p = RelaxedParams {
                     epochs: cfg.epochs,
                     batch: r.batch,
                     lr: r.lr,
-                    tau: r.tau.unwrap_or_else(|| default_tau(&net)),
+                    tau: tau.unwrap_or_else(|| default_tau(&net)),
                     seed,
                     residual: r.residual,
                     cosine: r.cosine,
@@ -629,7 +727,7 @@ pub fn train(
                 // and adjoints over a batch; the batch's inputs as floats; the encoded data;
                 // the members trained before.
                 let (logits, nodes) = (net.n_logits() as u64, net.n_nodes() as u64);
-                let batch = p.batch.min(train.labels.len().max(1)) as u64;
+                let batch = p.batch.min(labels.len().max(1)) as u64;
                 let need = logits * 20
                     + nodes * batch * 32
                     + net.network.circuit.n_args() as u64 * batch * 8
@@ -654,9 +752,9 @@ pub fn train(
                         seconds: targets.seconds,
                     });
                 }
-                let mut rule = RelaxedRule::new(&net, &x_train, &train.labels, p);
-                if r.boost > 1 {
-                    rule = rule.as_member(m, r.boost);
+                let mut rule = RelaxedRule::new(&net, x_member, labels, p);
+                if n_networks > 1 {
+                    rule = rule.as_member(m, n_networks);
                 }
                 if let Some((probs, weight)) = &soft_targets {
                     rule = rule.with_soft_targets(probs.clone(), *weight);
@@ -671,14 +769,17 @@ pub fn train(
                     .epochs(cfg.epochs)
                     .seed(seed)
                     .time_limit(cfg.time_limit.map(|t| Duration::from_secs_f64(t).saturating_sub(spent)));
-                let mut progress = |e: &EpochProgress| match r.boost {
+                let mut progress = |e: &EpochProgress| match n_networks {
                     1 => on_epoch(e),
                     n => on_epoch(&EpochProgress {
-                        line: format!("network {}/{n}: {}", m + 1, e.line),
+                        line: match (&specialist, m) {
+                            (Some(s), 1) => format!("specialist for classes {}: {}", s.names(), e.line),
+                            _ => format!("network {}/{n}: {}", m + 1, e.line),
+                        },
                         ..e.clone()
                     }),
                 };
-                let report = if r.boost == 1 {
+                let report = if n_networks == 1 {
                     run_rule(&member_trainer, &mut rule, &ckpt, resume, &mut progress)?
                 } else {
                     let start = member_start(resume, m, &crate::train::Rule::name(&rule));
@@ -704,19 +805,29 @@ pub fn train(
                     net,
                     logits,
                 };
-                if r.boost > 1 {
-                    // The member's circuit as the merged model holds it: don't-cares filled.
+                if n_networks > 1 {
+                    // The member's circuit as the merged model holds it: don't-cares filled
+                    // (a cascade's each on its own examples).
                     let (circuit, mut params) = (&member.discrete, member.params.clone());
-                    fill_dont_cares(cfg, circuit, &mut params, &encoder, &x_train);
+                    let fills = fill_dont_cares(cfg, circuit, &mut params, &encoder, x_member);
+                    let x_test = match specialist.as_ref().filter(|_| m == 1) {
+                        None => (&x_test, &test.labels),
+                        Some(s) => (&s.x_test, &s.test_labels),
+                    };
                     let score = |x: &BitMatrix, labels: &[u32]| {
                         (!labels.is_empty()).then(|| accuracy(&predict(circuit, &params, x), labels))
                     };
-                    member.alone = Some((score(&x_train, &train.labels), score(&x_test, &test.labels)));
-                    let out = crate::learn::predict::forward(&circuit.circuit, &params, &x_train);
-                    let counts = circuit.spec.head.scores(&out, n_classes);
-                    match &mut votes {
-                        None => votes = Some(counts),
-                        Some(v) => v.iter_mut().zip(counts).for_each(|(v, c)| *v += c),
+                    member.alone = Some((score(x_member, labels), score(x_test.0, x_test.1)));
+                    if r.boost > 1 {
+                        let out = crate::learn::predict::forward(&circuit.circuit, &params, &x_train);
+                        let counts = circuit.spec.head.scores(&out, n_classes);
+                        match &mut votes {
+                            None => votes = Some(counts),
+                            Some(v) => v.iter_mut().zip(counts).for_each(|(v, c)| *v += c),
+                        }
+                    }
+                    if specialist.is_some() {
+                        filled.push((params, fills));
                     }
                 }
                 members.push(member);
@@ -727,8 +838,18 @@ pub fn train(
                     break;
                 }
             }
-            let (discrete, params, learned_wiring) = match members.as_slice() {
-                [one] => (one.discrete.clone(), one.params.clone(), one.net.learned_wiring(&one.logits)),
+            let (discrete, params, learned_wiring) = match (members.as_slice(), &specialist) {
+                ([one], _) => (one.discrete.clone(), one.params.clone(), one.net.learned_wiring(&one.logits)),
+                ([first, second], Some(s)) => {
+                    let (net, params) = crate::learn::cascade(
+                        (&first.discrete, &filled[0].0),
+                        (&second.discrete, &filled[1].0),
+                        &s.classes,
+                    )?;
+                    let layers = net.layers.as_ref().map_or(&[][..], |l| &l.layers[..]);
+                    let wiring = layers.iter().map(|l| l.sources.clone()).collect();
+                    (net, params, wiring)
+                }
                 _ => {
                     let parts: Vec<(&Network, &[bool])> =
                         members.iter().map(|m| (&m.discrete, &m.params[..])).collect();
@@ -738,6 +859,18 @@ pub fn train(
                     (net, params, wiring)
                 }
             };
+            cascade_fills = (filled.len() == 2).then(|| {
+                let sum = |a: &Option<CareFill>, b: &Option<CareFill>| match (a, b) {
+                    (Some(a), Some(b)) => Some(CareFill {
+                        luts_with_dont_cares: a.luts_with_dont_cares + b.luts_with_dont_cares,
+                        luts_changed: a.luts_changed + b.luts_changed,
+                        table_ands: (a.table_ands.0 + b.table_ands.0, a.table_ands.1 + b.table_ands.1),
+                    }),
+                    (one, None) | (None, one) => *one,
+                };
+                let ((_, a), (_, b)) = (&filled[0], &filled[1]);
+                (sum(&a.0, &b.0), sum(&a.1, &b.1))
+            });
             let model =
                 TrainedModel::Relaxed { spec, members, discrete, params, learned_wiring, encoder, teacher };
             let stop = stop.expect("at least one network trains");
@@ -771,6 +904,7 @@ pub fn train(
     let (x_train, x_test) = x.unzip();
     let mut model = model;
     let (input_care, data_care) = match (&mut model, &x_train) {
+        _ if cascade_fills.is_some() => cascade_fills.unwrap_or_default(),
         // The hardware trainer's parameters stay exactly what the exported trainer computes.
         (TrainedModel::Bool { variant: RdaVariant::HwVotes(_), .. }, _) => (None, None),
         (
@@ -822,13 +956,16 @@ fn smooth_examples(
 /// ([`fill_data_dont_cares`], which sees the examples' don't-cares including the
 /// encoder's). Each table is filled on its own, so a network's tables fill the same
 /// whether it stands alone or beside others. Returns what each fill changed.
+/// What a network's don't-care fills changed: the encoder's, the training examples'.
+type Fills = (Option<CareFill>, Option<CareFill>);
+
 fn fill_dont_cares(
     cfg: &TrainConfig,
     net: &Network,
     params: &mut [bool],
     encoder: &Encoder,
     x_train: &BitMatrix,
-) -> (Option<CareFill>, Option<CareFill>) {
+) -> Fills {
     let input = fill_first_layer(net, params, encoder);
     let data = match net.layers.as_ref().filter(|l| l.n_params() == params.len()) {
         Some(layers) if cfg.care_set != super::config::CareSet::Encoder => {
@@ -1094,8 +1231,10 @@ pub fn metrics(
             let (xtr, xte) = (trained.x_train.as_ref(), trained.x_test.as_ref());
             // A network's figures: its relaxed accuracies, live gates, settings and losses.
             let figures = |m: &RelaxedMember| {
+                // A specialist's relaxed accuracies would need its classes' examples alone:
+                // its circuit's are in `specialist`.
                 let soft = |x: Option<&BitMatrix>, labels: &[u32]| {
-                    x.filter(|_| !labels.is_empty())
+                    x.filter(|_| !labels.is_empty() && m.net.network.n_classes == discrete.n_classes)
                         .map(|x| accuracy(&m.net.soft_predict(&m.logits, x), labels))
                 };
                 let mut f = serde_json::Map::new();
@@ -1111,7 +1250,7 @@ pub fn metrics(
             let ModelConfig::Relaxed(r) = &cfg.model else {
                 unreachable!("a relaxed model has a relaxed config")
             };
-            let mut one = if r.boost == 1 { figures(&members[0]) } else { serde_json::Map::new() };
+            let mut one = if members.len() == 1 { figures(&members[0]) } else { serde_json::Map::new() };
             let mut take = |o: &mut serde_json::Map<String, Value>, key: &str| {
                 if let Some(v) = one.remove(key) {
                     o.insert(key.into(), v);
@@ -1128,18 +1267,17 @@ pub fn metrics(
             let live: usize = members.iter().map(|m| m.net.live_nodes(&m.logits)).sum();
             o.insert("live_gates".into(), json!(live));
             take(o, "relaxed");
+            // A network of several: its figures, seed and circuit's accuracies alone.
+            let network = |m: &RelaxedMember| {
+                let mut f = figures(m);
+                let (train, test) = m.alone.unwrap_or_default();
+                f.insert("seed".into(), json!(m.relaxed.seed));
+                f.insert("train_accuracy".into(), json!(train));
+                f.insert("test_accuracy".into(), json!(test));
+                Value::Object(f)
+            };
             if r.boost > 1 {
-                let networks: Vec<Value> = members
-                    .iter()
-                    .map(|m| {
-                        let mut f = figures(m);
-                        let (train, test) = m.alone.unwrap_or_default();
-                        f.insert("seed".into(), json!(m.relaxed.seed));
-                        f.insert("train_accuracy".into(), json!(train));
-                        f.insert("test_accuracy".into(), json!(test));
-                        Value::Object(f)
-                    })
-                    .collect();
+                let networks: Vec<Value> = members.iter().map(network).collect();
                 let boost = json!({
                     "networks": r.boost,
                     "trained": members.len(),
@@ -1147,6 +1285,15 @@ pub fn metrics(
                     "members": networks,
                 });
                 o.insert("boost".into(), boost);
+            }
+            if let (Some(s), [first, second]) = (&r.specialist, members.as_slice()) {
+                // The specialist's accuracies are among its classes, on their examples.
+                let cascade = json!({
+                    "classes": s.classes,
+                    "first": network(first),
+                    "specialist": network(second),
+                });
+                o.insert("cascade".into(), cascade);
             }
             if let Some(t) = teacher {
                 o.insert("teacher".into(), serde_json::to_value(t).unwrap_or(Value::Null));

@@ -100,3 +100,27 @@ pub const RELAXED_BOOSTED: Pinned = Pinned {
     len: 3239,
     hash: 0x5dce_c360_1aeb_d62d,
 };
+
+/// A cascade: a relaxed LUT network with learned wiring and a specialist for two of the
+/// three classes, written as one network with a cascade head.
+pub const RELAXED_CASCADE: Pinned = Pinned {
+    what: "relaxed LUTs, a cascade",
+    args: &[
+        "--data",
+        "iris",
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:3:16x2:6",
+        "--input-candidates",
+        "4",
+        "--hidden-candidates",
+        "4",
+        "--specialist",
+        "1,2",
+        "--epochs",
+        "3",
+    ],
+    len: 3243,
+    hash: 0x5820_d682_755a_817e,
+};

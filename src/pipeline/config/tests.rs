@@ -88,13 +88,14 @@ fn options_of_another_domain_are_refused_not_ignored() {
 #[test]
 fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     let c = resolve("data = \"fashion-mnist\"").unwrap();
-    assert_eq!(c.preset.as_deref(), Some("fashion-mnist-boosted"));
+    assert_eq!(c.preset.as_deref(), Some("fashion-mnist-cascade"));
     let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
     assert_eq!(
         (r.spec.as_str(), r.input_candidates, r.input_radius, r.hidden_candidates, c.epochs),
         ("lut:4:6000x2:1000", 32, Some(2), 8, 12)
     );
-    assert_eq!((r.boost, r.boost_scale), (2, 0.25));
+    let s = r.specialist.as_ref().expect("the cascade's specialist");
+    assert_eq!((r.boost, s.classes.as_slice(), s.tau), (1, &[0, 2, 4, 6][..], Some(8.0)));
     assert_eq!(
         (r.hard_choice_epochs, r.hard_gate_epochs, r.narrow_candidates, r.narrow_after),
         (3, 1, Some(4), 2)
@@ -112,7 +113,7 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
     let plain = resolve("data = \"fashion-mnist\"\npreset = \"none\"").unwrap();
     assert_eq!((plain.preset.as_deref(), plain.domain()), (None, Domain::Bool));
     let longer = resolve("data = \"fashion-mnist\"\nepochs = 20").unwrap();
-    assert_eq!((longer.preset.as_deref(), longer.epochs), (Some("fashion-mnist-boosted"), 20));
+    assert_eq!((longer.preset.as_deref(), longer.epochs), (Some("fashion-mnist-cascade"), 20));
     let deep = resolve("data = \"fashion-mnist\"\npreset = \"fashion-mnist\"").unwrap();
     let ModelConfig::Relaxed(r) = &deep.model else { panic!("{deep:?}") };
     assert_eq!((r.spec.as_str(), r.boost), ("lut:4:3000x3:1000", 1));
