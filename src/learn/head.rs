@@ -435,6 +435,17 @@ mod tests {
         assert!(!head.target(6, 12, 0), "the specialist has no votes for class 0");
     }
 
+    /// The heads' hardware at Fashion-MNIST's size, lowered to an AIG: 2,000 outputs, the
+    /// boosted pair's ten groups of 200 against the cascade's ten of 100 and four of 250
+    /// (2026-12-07): 14,237 and 14,435 ANDs before any pass, the cascade's argmax over the
+    /// tops and its adders 198 more. A change that raises either count fails here.
+    #[test]
+    fn the_fashion_mnist_heads_cost_what_they_did() {
+        let ands = |head: Head| crate::Aig::from_circuit(&head.to_circuit(2000, 10), None).n_ands();
+        let cascade = Head::cascade(10, &[0, 2, 4, 6]).unwrap();
+        assert_eq!((ands(Head::GroupSum(10)), ands(cascade)), (14_237, 14_435));
+    }
+
     #[test]
     fn onehot_needs_an_exact_pattern() {
         let m = BitMatrix::from_examples(3, &[[false, true, false], [true, true, false]]);
