@@ -112,7 +112,7 @@ care-set = "training:0.002"
                  when the first network names a top, the class then the top with the most votes \
                  of both; one LUT network lut:4:12000x2:2000,cascade:10:0+2+4+6: test 0.8932 / \
                  0.8967 / 0.8956 on seeds 0-2 at 44.2-44.4K AIG ANDs for the whole classifier \
-                 after the default strash,resyn2,fraig, 9.7K LUT6, 188 s of training on 2 cores \
+                 after the default strash,resyn2,fraig, 9.7K LUT6, 139 s of training on 2 cores \
                  (2026-12-07; the boosted pair 0.8926 / 0.8938 / 0.8934 at 44.9-45.3K); the \
                  default recipe for --data fashion-mnist",
         toml: concat!(fashion_mnist_small!(), "specialist = [0, 2, 4, 6]\nspecialist-tau = 8.0\n"),
