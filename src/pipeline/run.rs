@@ -700,15 +700,12 @@ pub fn train(
             for m in 0..n_networks {
                 let seed = cfg.seed.wrapping_add(m as u64);
                 // What this network learns from: all the examples, or the specialist's.
-                let (spec, classes, x_member, labels) = match specialist.as_ref().filter(|_| m == 1) {
-                    None => (spec, n_classes, &x_train, &train.labels),
-                    Some(s) => (s.spec, s.classes.len(), &s.x_train, &s.train_labels),
+                let this_specialist = specialist.as_ref().filter(|_| m == 1);
+                let (spec, classes, tau, x_member, labels) = match this_specialist {
+                    None => (spec, n_classes, r.tau, &x_train, &train.labels),
+                    Some(s) => (s.spec, s.classes.len(), s.tau, &s.x_train, &s.train_labels),
                 };
                 let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), classes), data, seed)?;
-                let tau = match specialist.as_ref().filter(|_| m == 1) {
-                    None => r.tau,
-                    Some(s) => s.tau,
-                };
                 let p = RelaxedParams {
                     epochs: cfg.epochs,
                     batch: r.batch,
@@ -772,9 +769,9 @@ pub fn train(
                 let mut progress = |e: &EpochProgress| match n_networks {
                     1 => on_epoch(e),
                     n => on_epoch(&EpochProgress {
-                        line: match (&specialist, m) {
-                            (Some(s), 1) => format!("specialist for classes {}: {}", s.names(), e.line),
-                            _ => format!("network {}/{n}: {}", m + 1, e.line),
+                        line: match this_specialist {
+                            Some(s) => format!("specialist for classes {}: {}", s.names(), e.line),
+                            None => format!("network {}/{n}: {}", m + 1, e.line),
                         },
                         ..e.clone()
                     }),
@@ -810,7 +807,7 @@ pub fn train(
                     // (a cascade's each on its own examples).
                     let (circuit, mut params) = (&member.discrete, member.params.clone());
                     let fills = fill_dont_cares(cfg, circuit, &mut params, &encoder, x_member);
-                    let x_test = match specialist.as_ref().filter(|_| m == 1) {
+                    let x_test = match this_specialist {
                         None => (&x_test, &test.labels),
                         Some(s) => (&s.x_test, &s.test_labels),
                     };
