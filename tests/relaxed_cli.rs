@@ -752,6 +752,9 @@ fn a_specialist_makes_a_cascade() -> Result<(), Box<dyn std::error::Error>> {
         (&["--specialist", "1,2", "--boost", "2"], "--boost"),
         (&["--specialist-tau", "2"], "needs --specialist"),
         (&["--specialist", "1,2", "--teacher", "mlp:8"], "--teacher"),
+        (&["--specialist-shifts", "1"], "needs --specialist"),
+        (&["--specialist", "1,2", "--specialist-shifts", "5"], "0 to 4"),
+        (&["--specialist", "1,2", "--specialist-shifts", "1"], "not image data"),
     ];
     let short = ["train", "--data", "wine", "--domain", "relaxed", "--out", "runs/refused"];
     let narrow = ["--model", "lut:3:24x2:8", "--specialist", "1,2"];
@@ -763,6 +766,69 @@ fn a_specialist_makes_a_cascade() -> Result<(), Box<dyn std::error::Error>> {
         assert!(err.contains(why) && err.lines().count() == 1, "{extra:?}: {err}");
         assert!(!d.path().join("runs/refused/model.json").exists(), "{extra:?}");
     }
+    Ok(())
+}
+
+/// `--specialist-shifts 1`: the specialist also trains on its images moved one pixel
+/// right, left, down and up (five times its examples), and the cascade is read like any
+/// other; without it the run is the plain cascade's.
+#[test]
+fn a_specialist_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    let tiny = tiny.to_str().ok_or("fixture path")?;
+    let run = |out: &str, shifts: &str| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let o = circuitlearn(
+            &[
+                "train",
+                "--data",
+                tiny,
+                "--domain",
+                "relaxed",
+                "--model",
+                "lut:4:40x2:20",
+                "--encoding",
+                "uniform:3",
+                "--epochs",
+                "20",
+                "--lr",
+                "0.1",
+                "--specialist",
+                "0,2",
+                "--specialist-shifts",
+                shifts,
+                "--hardware",
+                "none",
+                "--out",
+                out,
+                "--json",
+            ],
+            d.path(),
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        Ok(last_json(&o)?)
+    };
+    let (plain, moved) = (run("runs/plain", "0")?, run("runs/moved", "1")?);
+    // Train labels 9 0 0 3 0 2: four images of classes 0 and 2.
+    for (m, shifts, examples) in [(&plain, 0, 4), (&moved, 1, 20)] {
+        let c = &m["cascade"];
+        assert_eq!(c["shifts"], shifts, "{m}");
+        assert_eq!(
+            (c["first"]["train_examples"].as_u64(), c["specialist"]["train_examples"].as_u64()),
+            (Some(6), Some(examples))
+        );
+    }
+    let first = |m: &serde_json::Value| m["cascade"]["first"]["loss_history"].clone();
+    assert_eq!(first(&plain), first(&moved), "the first network does not see the copies");
+    let params = |dir: &str| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+        let text = std::fs::read_to_string(d.path().join(dir).join("model.json"))?;
+        Ok(serde_json::from_str::<serde_json::Value>(&text)?["params"].clone())
+    };
+    assert!(params("runs/plain")? != params("runs/moved")?, "the copies change the specialist");
+    let o =
+        circuitlearn(&["eval", "--model", "runs/moved/model.json", "--split", "test", "--json"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(last_json(&o)?["accuracy"], moved["test_accuracy"]);
     Ok(())
 }
 

@@ -91,6 +91,37 @@ impl Dataset {
             class_names: self.class_names.clone(),
         }
     }
+
+    /// The examples as images of `width` x `height` pixels (one real feature per pixel,
+    /// row by row) moved `dx` pixels right and `dy` pixels down; the pixels moved in are 0.
+    ///
+    /// # Panics
+    /// If the features are not `width * height` real values (a caller bug: the grid comes
+    /// from the image data itself).
+    #[must_use]
+    pub fn shifted(&self, width: usize, height: usize, dx: isize, dy: isize) -> Dataset {
+        let Features::Real { n_features, values, names } = &self.features else {
+            panic!("shifted needs image pixels as real features");
+        };
+        assert_eq!(*n_features, width * height, "shifted needs one feature per pixel");
+        let mut out = vec![0.0; values.len()];
+        for (image, moved) in values.chunks_exact(*n_features).zip(out.chunks_exact_mut(*n_features)) {
+            for y in 0..height {
+                let Some(from_y) = y.checked_add_signed(-dy).filter(|&v| v < height) else { continue };
+                for x in 0..width {
+                    if let Some(from_x) = x.checked_add_signed(-dx).filter(|&v| v < width) {
+                        moved[y * width + x] = image[from_y * width + from_x];
+                    }
+                }
+            }
+        }
+        Dataset {
+            name: self.name.clone(),
+            features: Features::Real { n_features: *n_features, values: out, names: names.clone() },
+            labels: self.labels.clone(),
+            class_names: self.class_names.clone(),
+        }
+    }
 }
 
 /// Loads a built-in data set by name, else a file chosen by its extension:
@@ -246,6 +277,34 @@ pub(crate) fn stem_of(path: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shifted_images_move_and_fill_with_zero() {
+        // Two 3 x 2 images (width 3): pixel values 1..=6 and 11..=16.
+        let values: Vec<f64> = (1..=6).chain(11..=16).map(f64::from).collect();
+        let d = Dataset {
+            name: "t".into(),
+            features: Features::Real {
+                n_features: 6,
+                values,
+                names: (0..6).map(|i| format!("p{i}")).collect(),
+            },
+            labels: vec![1, 0],
+            class_names: vec!["x".into(), "y".into()],
+        };
+        let pixels = |s: Dataset| match s.features {
+            Features::Real { values, .. } => values,
+            Features::Bits(_) => panic!("kind changed"),
+        };
+        // One right: each row's first pixel is new.
+        assert_eq!(pixels(d.shifted(3, 2, 1, 0))[..6], [0.0, 1.0, 2.0, 0.0, 4.0, 5.0]);
+        // One up: the last row is new.
+        assert_eq!(pixels(d.shifted(3, 2, 0, -1))[6..], [14.0, 15.0, 16.0, 0.0, 0.0, 0.0]);
+        // Left and down at once, labels kept; no move is the same data.
+        assert_eq!(pixels(d.shifted(3, 2, -1, 1))[..6], [0.0, 0.0, 0.0, 2.0, 3.0, 0.0]);
+        assert_eq!(d.shifted(3, 2, -1, 1).labels, d.labels);
+        assert_eq!(d.shifted(3, 2, 0, 0), d);
+    }
 
     #[test]
     fn subset_keeps_order_and_kind() {

@@ -158,6 +158,33 @@ impl BitMatrix {
         Self { rows: self.rows + other.rows, examples: self.examples, words: self.words, data }
     }
 
+    /// The examples of `parts` one after another, in that order (the same rows).
+    ///
+    /// # Panics
+    /// If the parts' row counts differ.
+    #[must_use]
+    pub fn concat_examples(parts: &[Self]) -> Self {
+        let rows = parts.first().map_or(0, |p| p.rows);
+        assert!(parts.iter().all(|p| p.rows == rows), "concat_examples needs the same rows");
+        let mut m = Self::zeros(rows, parts.iter().map(|p| p.examples).sum());
+        let mut at = 0;
+        for p in parts {
+            // Bits past a part's last example are zero, so its words can be ORed in whole.
+            let (w0, shift) = (at / LANES, at % LANES);
+            for r in 0..rows {
+                let dst = &mut m.data[r * m.words..(r + 1) * m.words];
+                for (i, &word) in p.row(r).iter().enumerate() {
+                    dst[w0 + i] |= word << shift;
+                    if shift > 0 && w0 + i + 1 < dst.len() {
+                        dst[w0 + i + 1] |= word >> (LANES - shift);
+                    }
+                }
+            }
+            at += p.examples;
+        }
+        m
+    }
+
     /// The sub-matrix of the examples whose indices are listed, in that order.
     #[must_use]
     pub fn select_examples(&self, indices: &[usize]) -> Self {
@@ -310,5 +337,26 @@ mod tests {
         assert_eq!(s.example(0), vec![true]);
         assert_eq!(s.example(1), vec![false]);
         assert_eq!(m.word_range(0, 1).examples(), 3);
+    }
+
+    #[test]
+    fn concatenated_examples_are_the_parts_in_order() {
+        // Parts that end inside a word, on a word's end, and an empty one.
+        let sizes = [70, 1, 0, 64, 130, 5];
+        let parts: Vec<BitMatrix> =
+            sizes.iter().enumerate().map(|(i, &n)| crate::bench::random_bits(3, n, i as u64)).collect();
+        let m = BitMatrix::concat_examples(&parts);
+        assert_eq!((m.rows(), m.examples()), (3, sizes.iter().sum::<usize>()));
+        let mut e = 0;
+        for p in &parts {
+            for i in 0..p.examples() {
+                assert_eq!(m.example(e), p.example(i));
+                e += 1;
+            }
+        }
+        // Past the last example the lanes stay zero.
+        let whole = BitMatrix::broadcast(&[true, true, true], 70);
+        let m = BitMatrix::concat_examples(&[whole.clone(), whole]);
+        assert_eq!((0..3).map(|r| m.count_ones(r)).collect::<Vec<_>>(), [140, 140, 140]);
     }
 }

@@ -160,6 +160,9 @@ pub struct SpecialistConfig {
     pub classes: Vec<u32>,
     /// Its GroupSum temperature, if given.
     pub tau: Option<f32>,
+    /// It also trains on its training images moved by 1 to `shifts` pixels in each of the
+    /// four directions.
+    pub shifts: usize,
 }
 
 /// Smooth training settings.
@@ -914,6 +917,7 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--boost-scale", o.boost_scale.is_some()),
         ("--specialist", o.specialist.is_some()),
         ("--specialist-tau", o.specialist_tau.is_some()),
+        ("--specialist-shifts", o.specialist_shifts.is_some()),
     ];
     flags.extend(teacher_option_flags(o));
     flags
@@ -986,14 +990,19 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
     Ok((boost, scale as f32))
 }
 
-/// `--specialist C1,C2,...` and `--specialist-tau T`: distinct classes, at least two
-/// (whether they are classes of the data, and not all of them, is checked when the data
-/// is read); not with `--boost` or `--teacher`.
+/// The most `--specialist-shifts`.
+pub const MAX_SPECIALIST_SHIFTS: usize = 4;
+
+/// `--specialist C1,C2,...`, `--specialist-tau T` and `--specialist-shifts N`: distinct
+/// classes, at least two (whether they are classes of the data, and not all of them, and
+/// whether the data are images to shift, is checked when the data is read); not with
+/// `--boost` or `--teacher`.
 fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, ConfigError> {
     let Some(given) = &o.specialist else {
-        return match o.specialist_tau {
-            Some(_) => Err(bad("--specialist-tau", "needs --specialist C1,C2,...")),
-            None => Ok(None),
+        return match (o.specialist_tau, o.specialist_shifts) {
+            (Some(_), _) => Err(bad("--specialist-tau", "needs --specialist C1,C2,...")),
+            (_, Some(_)) => Err(bad("--specialist-shifts", "needs --specialist C1,C2,...")),
+            (None, None) => Ok(None),
         };
     };
     let mut classes = given.clone();
@@ -1014,7 +1023,11 @@ fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, Confi
         return Err(bad("--specialist", "cannot be combined with --teacher"));
     }
     let tau = o.specialist_tau.map(|t| positive("--specialist-tau", t)).transpose()?.map(|t| t as f32);
-    Ok(Some(SpecialistConfig { classes, tau }))
+    let shifts = o.specialist_shifts.unwrap_or(0);
+    if shifts > MAX_SPECIALIST_SHIFTS {
+        return Err(bad("--specialist-shifts", format!("0 to {MAX_SPECIALIST_SHIFTS} pixels, got {shifts}")));
+    }
+    Ok(Some(SpecialistConfig { classes, tau, shifts }))
 }
 
 /// The most networks `--boost` trains.

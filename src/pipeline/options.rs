@@ -306,6 +306,12 @@ pub struct TrainOptions {
     #[arg(long, value_name = "T")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialist_tau: Option<f64>,
+    /// relaxed, with --specialist, image data: the specialist also trains on copies of its
+    /// training images moved by 1 to N pixels right, left, down and up (4N copies, the
+    /// pixels moved in black), 0 to 4 [default: 0].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialist_shifts: Option<usize>,
     /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
     /// --model / --encoding, when given, must match).
     #[arg(long, value_name = "FILE")]

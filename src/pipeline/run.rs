@@ -111,7 +111,8 @@ pub enum TrainedModel {
 }
 
 /// A specialist's classes and what it trains on: the examples of its classes, labelled
-/// by their place among them.
+/// by their place among them (with `--specialist-shifts`, its training images and then
+/// their moved copies).
 struct Specialist {
     classes: Vec<u32>,
     spec: RelaxedSpec,
@@ -123,14 +124,16 @@ struct Specialist {
 }
 
 impl Specialist {
-    /// The specialist of `s` for a run of relaxed `spec` over `(x, labels)` of training
-    /// and test. Its tau: `--specialist-tau`, else `--tau` scaled by the square root of
-    /// its groups' growth (all classes over its classes; `None`: the default's).
+    /// The specialist of `s` for a run of relaxed `spec` over `data`, encoded by `encoder`
+    /// as `(x_train, x_test)`. Its tau: `--specialist-tau`, else `--tau` scaled by the
+    /// square root of its groups' growth (all classes over its classes; `None`: the
+    /// default's).
     fn new(
         s: &super::config::SpecialistConfig,
         spec: RelaxedSpec,
-        train: (&BitMatrix, &[u32]),
-        test: (&BitMatrix, &[u32]),
+        data: &TrainData,
+        (x_train, x_test): (&BitMatrix, &BitMatrix),
+        encoder: &Encoder,
         tau: Option<f32>,
     ) -> Result<Self, PipelineError> {
         let n_classes = match spec.discrete.head {
@@ -150,15 +153,38 @@ impl Specialist {
                 s.classes.len()
             )));
         }
-        let pick = |(x, labels): (&BitMatrix, &[u32])| {
-            let mine: Vec<usize> = (0..labels.len()).filter(|&e| s.classes.contains(&labels[e])).collect();
-            let place = |l: u32| s.classes.iter().position(|&c| c == l).expect("one of its classes") as u32;
-            (x.select_examples(&mine), mine.iter().map(|&e| place(labels[e])).collect::<Vec<u32>>())
+        let mine = |labels: &[u32]| -> Vec<usize> {
+            (0..labels.len()).filter(|&e| s.classes.contains(&labels[e])).collect()
         };
-        let ((x_train, train_labels), (x_test, test_labels)) = (pick(train), pick(test));
-        if train_labels.is_empty() {
+        let place = |l: u32| s.classes.iter().position(|&c| c == l).expect("one of its classes") as u32;
+        let (train_mine, test_mine) = (mine(&data.train.labels), mine(&data.test.labels));
+        if train_mine.is_empty() {
             return Err(PipelineError::Invalid("--specialist: no training example is of its classes".into()));
         }
+        let mut train_labels: Vec<u32> = train_mine.iter().map(|&e| place(data.train.labels[e])).collect();
+        let test_labels = test_mine.iter().map(|&e| place(data.test.labels[e])).collect();
+        let mut parts = vec![x_train.select_examples(&train_mine)];
+        if s.shifts > 0 {
+            let Some(grid) = data.grid else {
+                return Err(PipelineError::Invalid(format!(
+                    "--specialist-shifts: moves the pixels of images (fashion-mnist or an IDX folder); {} is not \
+                     image data",
+                    data.name
+                )));
+            };
+            let images = data.train.subset(&train_mine);
+            for d in 1..=s.shifts as isize {
+                for (dx, dy) in [(d, 0), (-d, 0), (0, d), (0, -d)] {
+                    parts.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
+                }
+            }
+            train_labels = train_labels.repeat(parts.len());
+        }
+        let x_train = match parts.len() {
+            1 => parts.swap_remove(0),
+            _ => BitMatrix::concat_examples(&parts),
+        };
+        let x_test = x_test.select_examples(&test_mine);
         let ratio = (n_classes as f32 / s.classes.len() as f32).sqrt();
         let discrete =
             crate::learn::ModelSpec { head: crate::learn::Head::GroupSum(s.classes.len()), ..spec.discrete };
@@ -195,6 +221,9 @@ pub struct RelaxedMember {
     pub params: Vec<bool>,
     /// A boosted run's: the training and test accuracy of this network's circuit alone.
     pub alone: Option<(Option<f64>, Option<f64>)>,
+    /// The examples it trained on (a specialist's: those of its classes, and their moved
+    /// copies).
+    pub train_examples: usize,
 }
 
 /// What [`train`] produced.
@@ -677,9 +706,7 @@ pub fn train(
             // its spec, checked before any training.
             let specialist = match &r.specialist {
                 None => None,
-                Some(s) => {
-                    Some(Specialist::new(s, spec, (&x_train, &train.labels), (&x_test, &test.labels), r.tau)?)
-                }
+                Some(s) => Some(Specialist::new(s, spec, data, (&x_train, &x_test), &encoder, r.tau)?),
             };
             let n_networks = if specialist.is_some() { 2 } else { r.boost };
             // A lower bound before anything is built: 20 bytes per table entry of the
@@ -730,6 +757,7 @@ pub fn train(
                     + net.network.circuit.n_args() as u64 * batch * 8
                     + bits_bytes(&x_train)
                     + bits_bytes(&x_test)
+                    + specialist.as_ref().map_or(0, |s| bits_bytes(&s.x_train) + bits_bytes(&s.x_test))
                     + logits * 8 * m as u64;
                 check_memory(cfg, &format!("training {}", r.spec), need)?;
                 if let (Some((t, weight)), None) = (&r.teacher, &teacher) {
@@ -794,6 +822,7 @@ pub fn train(
                 let logits = rule.logits();
                 drop(rule);
                 let mut member = RelaxedMember {
+                    train_examples: labels.len(),
                     relaxed: p,
                     losses: report.history.iter().map(|h| h.loss).collect(),
                     alone: None,
@@ -1269,6 +1298,7 @@ pub fn metrics(
                 let mut f = figures(m);
                 let (train, test) = m.alone.unwrap_or_default();
                 f.insert("seed".into(), json!(m.relaxed.seed));
+                f.insert("train_examples".into(), json!(m.train_examples));
                 f.insert("train_accuracy".into(), json!(train));
                 f.insert("test_accuracy".into(), json!(test));
                 Value::Object(f)
@@ -1287,6 +1317,7 @@ pub fn metrics(
                 // The specialist's accuracies are among its classes, on their examples.
                 let cascade = json!({
                     "classes": s.classes,
+                    "shifts": s.shifts,
                     "first": network(first),
                     "specialist": network(second),
                 });
