@@ -192,17 +192,28 @@ fn the_fashion_mnist_boosted_recipe_is_pinned() {
 
 /// The cascade (`fashion-mnist-cascade`, 2026-12-07): the first network is
 /// `fashion-mnist-small`'s, the specialist (seed + 1, tau 8) trains on the four tops'
-/// images alone; one model holds both under a cascade head.
+/// images and, since the afternoon, on those images moved one pixel each way
+/// (`specialist-shifts = 1`: re-pinned); one model holds both under a cascade head. The
+/// recipe without the moved images stays pinned.
 #[test]
 fn the_fashion_mnist_cascade_recipe_is_pinned() {
     use circuitlearn::pipeline::TrainedModel;
     let toml = format!("preset = \"fashion-mnist-cascade\"\ndata = \"{}\"\nepochs = 2\n", fashion_tiny());
-    let trained = assert_pinned_pipeline("fashion-mnist-cascade", &toml, 2_109_273, 0xb5bd_bba4_2746_cf48);
+    let unmoved = format!("{toml}specialist-shifts = 0\n");
+    let _ = assert_pinned_pipeline(
+        "fashion-mnist-cascade, no moved images",
+        &unmoved,
+        2_109_273,
+        0xb5bd_bba4_2746_cf48,
+    );
+    let trained = assert_pinned_pipeline("fashion-mnist-cascade", &toml, 2_109_273, 0x4147_5bde_0c64_d6d8);
     let TrainedModel::Relaxed { members, discrete, .. } = &trained.model else { panic!("a relaxed model") };
     assert_eq!(discrete.spec.to_string(), "lut:4:12000x2:2000,cascade:10:0+2+4+6");
     let settings: Vec<(u64, f32)> = members.iter().map(|m| (m.relaxed.seed, m.relaxed.tau)).collect();
     assert_eq!(settings, [(0, 5.0), (1, 8.0)]);
     assert_eq!(members[1].discrete.n_classes, 4, "the specialist knows its classes alone");
+    // Train labels 9 0 0 3 0 2: four tops, and four moved copies of each.
+    assert_eq!((members[0].train_examples, members[1].train_examples), (6, 20));
 }
 
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set

@@ -95,7 +95,7 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
         ("lut:4:6000x2:1000", 32, Some(2), 8, 12)
     );
     let s = r.specialist.as_ref().expect("the cascade's specialist");
-    assert_eq!((r.boost, s.classes.as_slice(), s.tau), (1, &[0, 2, 4, 6][..], Some(8.0)));
+    assert_eq!((r.boost, s.classes.as_slice(), s.tau, s.shifts), (1, &[0, 2, 4, 6][..], Some(8.0), 1));
     assert_eq!(
         (r.hard_choice_epochs, r.hard_gate_epochs, r.narrow_candidates, r.narrow_after),
         (3, 1, Some(4), 2)
