@@ -129,6 +129,7 @@ impl Specialist {
     /// square root of its groups' growth (all classes over its classes; `None`: the
     /// default's).
     fn new(
+        cfg: &TrainConfig,
         s: &super::config::SpecialistConfig,
         spec: RelaxedSpec,
         data: &TrainData,
@@ -172,6 +173,10 @@ impl Specialist {
                     data.name
                 )));
             };
+            // The copies' encoded bits, checked before they are made.
+            let examples = train_mine.len() * (1 + 4 * s.shifts);
+            let bytes = x_train.rows() as u64 * crate::lanes::words_for(examples) as u64 * 8;
+            check_memory(cfg, "the specialist's moved images", bytes)?;
             let images = data.train.subset(&train_mine);
             for d in 1..=s.shifts as isize {
                 for (dx, dy) in [(d, 0), (-d, 0), (0, d), (0, -d)] {
@@ -706,7 +711,7 @@ pub fn train(
             // its spec, checked before any training.
             let specialist = match &r.specialist {
                 None => None,
-                Some(s) => Some(Specialist::new(s, spec, data, (&x_train, &x_test), &encoder, r.tau)?),
+                Some(s) => Some(Specialist::new(cfg, s, spec, data, (&x_train, &x_test), &encoder, r.tau)?),
             };
             let n_networks = if specialist.is_some() { 2 } else { r.boost };
             // A lower bound before anything is built: 20 bytes per table entry of the
