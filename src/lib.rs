@@ -125,8 +125,8 @@ pub use io::blif_reader::{BlifError, parse_blif, read_blif};
 pub use io::netlist::NameError;
 pub use io::ring_model::RingModelFile;
 pub use io::testbench::{
-    BenchFiles, BenchParams, Testbench, TestbenchError, concat_examples, random_inputs, testbench_with,
-    write_testbench, write_testbench_with,
+    BenchFiles, BenchParams, Testbench, TestbenchError, random_inputs, testbench_with, write_testbench,
+    write_testbench_with,
 };
 pub use io::truth::{Function, MAX_FUNCTION_INPUTS, TruthError, parse_truth, read_truth};
 pub use io::verilog::{LutStyle, VerilogParams, module_name, to_verilog, write_verilog};

@@ -116,6 +116,7 @@ fn presets_list_with_their_figures() {
         "fashion-mnist-small\n",
         "fashion-mnist-boosted\n",
         "fashion-mnist-cascade\n",
+        "fashion-mnist-cascade-moved\n",
         "fashion-mnist-rda\n",
         "0.8876",
         "0.8214",

@@ -194,7 +194,8 @@ fn the_fashion_mnist_boosted_recipe_is_pinned() {
 /// `fashion-mnist-small`'s, the specialist (seed + 1, tau 8) trains on the four tops'
 /// images and, since the afternoon, on those images moved one pixel each way
 /// (`specialist-shifts = 1`: re-pinned); one model holds both under a cascade head. The
-/// recipe without the moved images stays pinned.
+/// recipe without the moved images stays pinned, and `fashion-mnist-cascade-moved` (its
+/// first network on moved images too, `shifts = 1`) is pinned beside it.
 #[test]
 fn the_fashion_mnist_cascade_recipe_is_pinned() {
     use circuitlearn::pipeline::TrainedModel;
@@ -214,6 +215,11 @@ fn the_fashion_mnist_cascade_recipe_is_pinned() {
     assert_eq!(members[1].discrete.n_classes, 4, "the specialist knows its classes alone");
     // Train labels 9 0 0 3 0 2: four tops, and four moved copies of each.
     assert_eq!((members[0].train_examples, members[1].train_examples), (6, 20));
+    let moved = toml.replace("fashion-mnist-cascade", "fashion-mnist-cascade-moved");
+    let trained =
+        assert_pinned_pipeline("fashion-mnist-cascade-moved", &moved, 2_109_273, 0x7ef9_7dcf_242f_c544);
+    let TrainedModel::Relaxed { members, .. } = &trained.model else { panic!("a relaxed model") };
+    assert_eq!((members[0].train_examples, members[1].train_examples), (30, 20), "six images moved too");
 }
 
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set

@@ -769,44 +769,53 @@ fn a_specialist_makes_a_cascade() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The fixture `fashion-tiny` (six 28x28 training images), as a path argument.
+fn fashion_tiny() -> Result<String, Box<dyn std::error::Error>> {
+    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
+    Ok(tiny.to_str().ok_or("fixture path")?.to_owned())
+}
+
+/// A small relaxed LUT network trained on `fashion-tiny` into `dir/out`, with `extra`
+/// options; its `--json` metrics.
+fn tiny_images_run(
+    dir: &Path,
+    out: &str,
+    extra: &[&str],
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let tiny = fashion_tiny()?;
+    let args = [
+        "train",
+        "--data",
+        &tiny,
+        "--domain",
+        "relaxed",
+        "--model",
+        "lut:4:40x2:20",
+        "--encoding",
+        "uniform:3",
+        "--epochs",
+        "20",
+        "--lr",
+        "0.1",
+        "--hardware",
+        "none",
+        "--out",
+        out,
+        "--json",
+    ];
+    let o = circuitlearn(&[&args[..], extra].concat(), dir);
+    assert!(o.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&o.stderr));
+    Ok(last_json(&o)?)
+}
+
 /// `--specialist-shifts 1`: the specialist also trains on its images moved one pixel
 /// right, left, down and up (five times its examples), and the cascade is read like any
 /// other; without it the run is the plain cascade's.
 #[test]
 fn a_specialist_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> {
     let d = tempfile::tempdir()?;
-    let tiny = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fashion-tiny");
-    let tiny = tiny.to_str().ok_or("fixture path")?;
-    let run = |out: &str, shifts: &str| -> Result<serde_json::Value, Box<dyn std::error::Error>> {
-        let o = circuitlearn(
-            &[
-                "train",
-                "--data",
-                tiny,
-                "--domain",
-                "relaxed",
-                "--model",
-                "lut:4:40x2:20",
-                "--encoding",
-                "uniform:3",
-                "--epochs",
-                "20",
-                "--lr",
-                "0.1",
-                "--specialist",
-                "0,2",
-                "--specialist-shifts",
-                shifts,
-                "--hardware",
-                "none",
-                "--out",
-                out,
-                "--json",
-            ],
-            d.path(),
-        );
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-        Ok(last_json(&o)?)
+    let run = |out: &str, shifts: &str| {
+        tiny_images_run(d.path(), out, &["--specialist", "0,2", "--specialist-shifts", shifts])
     };
     let (plain, moved) = (run("runs/plain", "0")?, run("runs/moved", "1")?);
     // Train labels 9 0 0 3 0 2: four images of classes 0 and 2.
@@ -829,6 +838,56 @@ fn a_specialist_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error
         circuitlearn(&["eval", "--model", "runs/moved/model.json", "--split", "test", "--json"], d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(last_json(&o)?["accuracy"], moved["test_accuracy"]);
+    Ok(())
+}
+
+/// `--shifts 1`: every network but a specialist also trains on its images moved one pixel
+/// right, left, down and up (a boosted run's members too, each on the same examples); a
+/// specialist's moves default to the run's. Refused, one line and exit 2: more than 4,
+/// data that are not images, and `--teacher`.
+#[test]
+fn a_network_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> {
+    let d = tempfile::tempdir()?;
+    let tiny = fashion_tiny()?;
+    let run = |out: &str, extra: &[&str]| tiny_images_run(d.path(), out, extra);
+    let (plain, moved) = (run("runs/plain", &[])?, run("runs/moved", &["--shifts", "1"])?);
+    assert_eq!((plain["shifts"].as_u64(), moved["shifts"].as_u64()), (Some(0), Some(1)));
+    // The six training images and their 24 copies: the same labels, other losses.
+    assert_eq!(moved["train_examples"], 6, "the data's images, as before");
+    assert_ne!(plain["loss_history"], moved["loss_history"], "the copies change training");
+    let o =
+        circuitlearn(&["eval", "--model", "runs/moved/model.json", "--split", "test", "--json"], d.path());
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(last_json(&o)?["accuracy"], moved["test_accuracy"]);
+    // Train labels 9 0 0 3 0 2: the specialist of classes 0 and 2 has four images.
+    let examples = |c: &serde_json::Value| {
+        (c["first"]["train_examples"].as_u64(), c["specialist"]["train_examples"].as_u64())
+    };
+    let cascade = run("runs/cascade", &["--shifts", "1", "--specialist", "0,2"])?;
+    assert_eq!(examples(&cascade["cascade"]), (Some(30), Some(20)), "{cascade}");
+    let cascade = run("runs/first", &["--shifts", "1", "--specialist", "0,2", "--specialist-shifts", "0"])?;
+    assert_eq!(examples(&cascade["cascade"]), (Some(30), Some(4)), "{cascade}");
+    let boosted = run("runs/boosted", &["--shifts", "1", "--boost", "2"])?;
+    let members = &boosted["boost"]["members"];
+    assert_eq!(
+        (members[0]["train_examples"].as_u64(), members[1]["train_examples"].as_u64()),
+        (Some(30), Some(30))
+    );
+    let short = ["train", "--domain", "relaxed", "--model", "lut:3:24x2:12", "--out", "runs/refused"];
+    for (extra, why) in [
+        (&["--data", &tiny, "--shifts", "5"][..], "0 to 4"),
+        (&["--data", "wine", "--shifts", "1"], "not image data"),
+        (&["--data", &tiny, "--shifts", "1", "--teacher", "mlp:8"], "--teacher"),
+    ] {
+        let o = circuitlearn(&[&short[..], extra].concat(), d.path());
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}: {err}");
+        assert!(
+            err.contains("--shifts") && err.contains(why) && err.lines().count() == 1,
+            "{extra:?}: {err}"
+        );
+        assert!(!d.path().join("runs/refused/model.json").exists(), "{extra:?}");
+    }
     Ok(())
 }
 

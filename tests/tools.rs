@@ -16,8 +16,7 @@ use circuitlearn::{
     run_icarus_every, run_icarus_limited, run_icarus_parts, yosys_counts,
 };
 use circuitlearn::{
-    LutStyle, Netlist, VerilogParams, concat_examples, module_name, random_inputs, to_verilog, write_atomic,
-    write_testbench,
+    LutStyle, Netlist, VerilogParams, module_name, random_inputs, to_verilog, write_atomic, write_testbench,
 };
 use common::{have, random_circuit, trained_iris};
 use std::path::{Path, PathBuf};
@@ -52,7 +51,7 @@ fn icarus_matches_the_simulator_on_a_trained_model() -> Result {
     let (bound, data) = trained_iris();
     let n = Netlist::indexed("iris", bound);
     // Every train and test example, then random inputs.
-    let inputs = concat_examples(&[&data, &random_inputs(n.circuit().n_inputs(), 256, 1)]);
+    let inputs = BitMatrix::concat_examples(&[&data, &random_inputs(n.circuit().n_inputs(), 256, 1)]);
     for (lut_style, pipeline) in [(LutStyle::Table, 0), (LutStyle::Expr, 0), (LutStyle::Table, 2)] {
         let p = VerilogParams { lut_style, pipeline, valid: false };
         assert_pass(&cosimulate(d.path(), &n, &p, &inputs)?, inputs.examples(), &format!("{p:?}"));

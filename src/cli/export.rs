@@ -13,9 +13,7 @@ use crate::io::dot::to_dot;
 use crate::io::netlist::model_name_from;
 use crate::io::raw_inputs::{FixedPoint, RawInputs};
 use crate::io::ring_model::is_ring_model;
-use crate::io::testbench::{
-    BenchParams, TestbenchError, concat_examples, random_inputs, write_testbench_with,
-};
+use crate::io::testbench::{BenchParams, TestbenchError, random_inputs, write_testbench_with};
 use crate::io::verilog::{LutStyle, VerilogParams, module_name, write_verilog, write_verilog_documented};
 use crate::io::{ModelFile, Netlist, write_atomic_with};
 use crate::lanes::BitMatrix;
@@ -472,7 +470,7 @@ pub const TRAIN_BENCH_MAX_VECTORS: usize = 20_000;
 #[must_use]
 pub fn train_bench_examples(x_train: &BitMatrix, x_test: &BitMatrix) -> BitMatrix {
     if x_train.examples() + x_test.examples() <= TRAIN_BENCH_MAX_VECTORS {
-        return concat_examples(&[x_train, x_test]);
+        return BitMatrix::concat_examples(&[x_train, x_test]);
     }
     let total = x_test.examples();
     if total <= TRAIN_BENCH_MAX_VECTORS {
@@ -611,7 +609,7 @@ mod tests {
     fn the_train_bench_keeps_every_test_example_of_big_data() {
         let (small_train, small_test) = (random_inputs(24, 100, 1), random_inputs(24, 50, 2));
         let both = train_bench_examples(&small_train, &small_test);
-        assert_eq!(both, concat_examples(&[&small_train, &small_test]));
+        assert_eq!(both, BitMatrix::concat_examples(&[&small_train, &small_test]));
         // Fashion-MNIST's shape: 60,000 training and 10,000 test examples.
         let (train, test) = (random_inputs(24, 60_000, 1), random_inputs(24, 10_000, 2));
         assert_eq!(train_bench_examples(&train, &test), test);

@@ -10,7 +10,7 @@ use crate::aig::Aig;
 use crate::data::{self, DataError};
 use crate::io::aiger::{AigerFormat, write_aiger};
 use crate::io::blif::{BlifParams, CoverStyle, to_blif};
-use crate::io::testbench::{concat_examples, random_inputs};
+use crate::io::testbench::random_inputs;
 use crate::io::verilog::{LutStyle, VerilogParams, module_name};
 use crate::io::{ModelFile, Netlist, PortNames, write_atomic, write_atomic_with};
 use crate::lanes::BitMatrix;
@@ -289,7 +289,7 @@ pub fn run(a: &VerifyArgs) -> anyhow::Result<()> {
         };
         let data_vectors = examples.as_ref().map_or(0, BitMatrix::examples);
         let inputs = match &examples {
-            Some(x) => concat_examples(&[x, &random]),
+            Some(x) => BitMatrix::concat_examples(&[x, &random]),
             None => random,
         };
         let files = write_bench(

@@ -313,30 +313,6 @@ pub fn random_inputs(n_inputs: usize, count: usize, seed: u64) -> BitMatrix {
     m
 }
 
-/// The examples of several matrices with the same rows, one after the other.
-///
-/// # Panics
-/// If the matrices do not all have the same number of rows.
-#[must_use]
-pub fn concat_examples(parts: &[&BitMatrix]) -> BitMatrix {
-    let rows = parts.first().map_or(0, |p| p.rows());
-    let total = parts.iter().map(|p| p.examples()).sum();
-    let mut m = BitMatrix::zeros(rows, total);
-    let mut at = 0;
-    for p in parts {
-        assert_eq!(p.rows(), rows, "concatenated matrices need the same rows");
-        for e in 0..p.examples() {
-            for r in 0..rows {
-                if p.get(r, e) {
-                    m.set(r, at + e, true);
-                }
-            }
-        }
-        at += p.examples();
-    }
-    m
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -412,7 +388,7 @@ endmodule
         let r = random_inputs(40, 100, 7);
         assert_eq!((r.rows(), r.examples()), (40, 100));
         assert_eq!(r, random_inputs(40, 100, 7));
-        let both = concat_examples(&[&random_inputs(2, 4, 0), &random_inputs(2, 4, 0)]);
+        let both = BitMatrix::concat_examples(&[&random_inputs(2, 4, 0), &random_inputs(2, 4, 0)]);
         assert_eq!(both.example(5), vec![true, false]);
     }
 }

@@ -163,7 +163,7 @@ impl BitMatrix {
     /// # Panics
     /// If the parts' row counts differ.
     #[must_use]
-    pub fn concat_examples(parts: &[Self]) -> Self {
+    pub fn concat_examples(parts: &[&Self]) -> Self {
         let rows = parts.first().map_or(0, |p| p.rows);
         assert!(parts.iter().all(|p| p.rows == rows), "concat_examples needs the same rows");
         let mut m = Self::zeros(rows, parts.iter().map(|p| p.examples).sum());
@@ -345,7 +345,7 @@ mod tests {
         let sizes = [70, 1, 0, 64, 130, 5];
         let parts: Vec<BitMatrix> =
             sizes.iter().enumerate().map(|(i, &n)| crate::bench::random_bits(3, n, i as u64)).collect();
-        let m = BitMatrix::concat_examples(&parts);
+        let m = BitMatrix::concat_examples(&parts.iter().collect::<Vec<_>>());
         assert_eq!((m.rows(), m.examples()), (3, sizes.iter().sum::<usize>()));
         let mut e = 0;
         for p in &parts {
@@ -356,7 +356,7 @@ mod tests {
         }
         // Past the last example the lanes stay zero.
         let whole = BitMatrix::broadcast(&[true, true, true], 70);
-        let m = BitMatrix::concat_examples(&[whole.clone(), whole]);
+        let m = BitMatrix::concat_examples(&[&whole, &whole]);
         assert_eq!((0..3).map(|r| m.count_ones(r)).collect::<Vec<_>>(), [140, 140, 140]);
     }
 }

@@ -2,8 +2,6 @@
 //! folds of near-equal size; each fold is held out once while the others train. The
 //! same seed and size always give the same folds.
 
-use crate::lanes::BitMatrix;
-
 /// One split: the examples to train on and the ones held out, both ascending.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Split {
@@ -33,30 +31,6 @@ pub fn k_folds(n: usize, k: usize, seed: u64) -> Vec<Split> {
         .collect()
 }
 
-/// The examples of `a` followed by those of `b` (same rows).
-///
-/// # Panics
-/// If the row counts differ.
-#[must_use]
-pub fn concat_examples(a: &BitMatrix, b: &BitMatrix) -> BitMatrix {
-    assert_eq!(a.rows(), b.rows(), "concat_examples needs the same rows");
-    let (ea, eb) = (a.examples(), b.examples());
-    let mut m = BitMatrix::zeros(a.rows(), ea + eb);
-    for r in 0..a.rows() {
-        let row = m.row_mut(r);
-        row[..a.words()].copy_from_slice(a.row(r));
-        if ea % 64 == 0 {
-            row[a.words()..].copy_from_slice(b.row(r));
-        } else {
-            for e in 0..eb {
-                let (d, s) = (ea + e, b.row(r)[e / 64] >> (e % 64) & 1);
-                row[d / 64] |= s << (d % 64);
-            }
-        }
-    }
-    m
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,18 +51,5 @@ mod tests {
         assert!(seen.iter().all(|&c| c == 1));
         assert_eq!(f, k_folds(103, 4, 9));
         assert_ne!(f, k_folds(103, 4, 10));
-    }
-
-    #[test]
-    fn concatenation_keeps_every_bit_aligned_or_not() {
-        for (ea, eb) in [(64, 70), (37, 100)] {
-            let ex = |n: usize, s: usize| -> Vec<Vec<bool>> {
-                (0..n).map(|e| (0..3).map(|r| (e * 7 + r * 3 + s) % 5 < 2).collect()).collect()
-            };
-            let (xa, xb) = (ex(ea, 0), ex(eb, 1));
-            let m = concat_examples(&BitMatrix::from_examples(3, &xa), &BitMatrix::from_examples(3, &xb));
-            let all: Vec<Vec<bool>> = xa.into_iter().chain(xb).collect();
-            assert_eq!(m, BitMatrix::from_examples(3, &all));
-        }
     }
 }

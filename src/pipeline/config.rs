@@ -149,6 +149,9 @@ pub struct RelaxedConfig {
     pub boost: usize,
     /// Weight of the earlier members' counts in each later member's class scores.
     pub boost_scale: f32,
+    /// The networks but a specialist also train on their training images moved by 1 to
+    /// `shifts` pixels in each of the four directions (`--shifts`; image data).
+    pub shifts: usize,
     /// `--specialist`: a second network for some classes, asked in a cascade.
     pub specialist: Option<SpecialistConfig>,
 }
@@ -758,6 +761,7 @@ impl TrainConfig {
                 };
                 let teacher = teacher_config(&o)?;
                 let (boost, boost_scale) = boost_config(&o)?;
+                let shifts = shifts_config(&o)?;
                 let specialist = specialist_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
@@ -781,6 +785,7 @@ impl TrainConfig {
                     teacher,
                     boost,
                     boost_scale,
+                    shifts,
                     specialist,
                 })
             }
@@ -915,6 +920,7 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--teacher", o.teacher.is_some()),
         ("--boost", o.boost.is_some()),
         ("--boost-scale", o.boost_scale.is_some()),
+        ("--shifts", o.shifts.is_some()),
         ("--specialist", o.specialist.is_some()),
         ("--specialist-tau", o.specialist_tau.is_some()),
         ("--specialist-shifts", o.specialist_shifts.is_some()),
@@ -990,13 +996,26 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
     Ok((boost, scale as f32))
 }
 
-/// The most `--specialist-shifts`.
-pub const MAX_SPECIALIST_SHIFTS: usize = 4;
+/// The most pixels `--shifts` and `--specialist-shifts` move the images by.
+pub const MAX_SHIFTS: usize = 4;
+
+/// `--shifts N` (image data, checked when the data is read): at most [`MAX_SHIFTS`]; not
+/// with `--teacher`, whose targets are the training images'.
+fn shifts_config(o: &TrainOptions) -> Result<usize, ConfigError> {
+    let shifts = o.shifts.unwrap_or(0);
+    if shifts > MAX_SHIFTS {
+        return Err(bad("--shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
+    }
+    if shifts > 0 && o.teacher.is_some() {
+        return Err(bad("--shifts", "cannot be combined with --teacher"));
+    }
+    Ok(shifts)
+}
 
 /// `--specialist C1,C2,...`, `--specialist-tau T` and `--specialist-shifts N`: distinct
 /// classes, at least two (whether they are classes of the data, and not all of them, and
 /// whether the data are images to shift, is checked when the data is read); not with
-/// `--boost` or `--teacher`.
+/// `--boost` or `--teacher`. The specialist's moves default to `--shifts`.
 fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, ConfigError> {
     let Some(given) = &o.specialist else {
         return match (o.specialist_tau, o.specialist_shifts) {
@@ -1023,9 +1042,9 @@ fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, Confi
         return Err(bad("--specialist", "cannot be combined with --teacher"));
     }
     let tau = o.specialist_tau.map(|t| positive("--specialist-tau", t)).transpose()?.map(|t| t as f32);
-    let shifts = o.specialist_shifts.unwrap_or(0);
-    if shifts > MAX_SPECIALIST_SHIFTS {
-        return Err(bad("--specialist-shifts", format!("0 to {MAX_SPECIALIST_SHIFTS} pixels, got {shifts}")));
+    let shifts = o.specialist_shifts.or(o.shifts).unwrap_or(0);
+    if shifts > MAX_SHIFTS {
+        return Err(bad("--specialist-shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
     }
     Ok(Some(SpecialistConfig { classes, tau, shifts }))
 }

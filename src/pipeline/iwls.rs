@@ -8,7 +8,7 @@ use crate::aig::{Aig, Lit};
 use crate::circuit::Circuit;
 use crate::domain::Bool;
 use crate::lanes::BitMatrix;
-use crate::learn::cv::{Split, concat_examples, k_folds};
+use crate::learn::cv::{Split, k_folds};
 use crate::learn::portfolio::{Candidate, Family, Features, FitData, pair_features};
 use crate::pass::{PassContext, PassError, RunOptions, parse_script, run_budgeted, run_script};
 use rayon::prelude::*;
@@ -124,8 +124,8 @@ pub fn select(
 ) -> Result<IwlsSelection, PassError> {
     let n = train.0.rows();
     let (nt, nv) = (train.0.examples(), valid.0.examples());
-    let x = concat_examples(train.0, valid.0);
-    let y = concat_examples(train.1, valid.1);
+    let x = BitMatrix::concat_examples(&[train.0, valid.0]);
+    let y = BitMatrix::concat_examples(&[train.1, valid.1]);
     let families: Vec<Family> = match &params.families {
         Some(f) => f.iter().copied().filter(|f| f.applies_to(n)).collect(),
         None => Family::default_portfolio(n),

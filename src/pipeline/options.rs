@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 pub struct TrainOptions {
     /// A named recipe (`train --list-presets`) under the other options: fashion-mnist,
-    /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-cascade, fashion-mnist-rda;
+    /// fashion-mnist-small, fashion-mnist-boosted, fashion-mnist-cascade,
+    /// fashion-mnist-cascade-moved, fashion-mnist-rda;
     /// `none` for no preset [default: fashion-mnist-cascade for --data
     /// fashion-mnist with no --model, --optimizer, --domain or --init; fashion-mnist-rda
     /// for --data fashion-mnist with a Boolean --optimizer and no --model].
@@ -306,9 +307,15 @@ pub struct TrainOptions {
     #[arg(long, value_name = "T")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialist_tau: Option<f64>,
+    /// relaxed, image data: each network also trains on copies of its training images
+    /// moved by 1 to N pixels right, left, down and up (4N copies, the pixels moved in
+    /// black), 0 to 4; a specialist's as --specialist-shifts says [default: 0].
+    #[arg(long, value_name = "N")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shifts: Option<usize>,
     /// relaxed, with --specialist, image data: the specialist also trains on copies of its
     /// training images moved by 1 to N pixels right, left, down and up (4N copies, the
-    /// pixels moved in black), 0 to 4 [default: 0].
+    /// pixels moved in black), 0 to 4 [default: --shifts].
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialist_shifts: Option<usize>,

@@ -164,31 +164,11 @@ impl Specialist {
         }
         let mut train_labels: Vec<u32> = train_mine.iter().map(|&e| place(data.train.labels[e])).collect();
         let test_labels = test_mine.iter().map(|&e| place(data.test.labels[e])).collect();
-        let mut parts = vec![x_train.select_examples(&train_mine)];
-        if s.shifts > 0 {
-            let Some(grid) = data.grid else {
-                return Err(PipelineError::Invalid(format!(
-                    "--specialist-shifts: moves the pixels of images (fashion-mnist or an IDX folder); {} is not \
-                     image data",
-                    data.name
-                )));
-            };
-            // The copies' encoded bits, checked before they are made.
-            let examples = train_mine.len() * (1 + 4 * s.shifts);
-            let bytes = x_train.rows() as u64 * crate::lanes::words_for(examples) as u64 * 8;
-            check_memory(cfg, "the specialist's moved images", bytes)?;
-            let images = data.train.subset(&train_mine);
-            for d in 1..=s.shifts as isize {
-                for (dx, dy) in [(d, 0), (-d, 0), (0, d), (0, -d)] {
-                    parts.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
-                }
-            }
-            train_labels = train_labels.repeat(parts.len());
-        }
-        let x_train = match parts.len() {
-            1 => parts.swap_remove(0),
-            _ => BitMatrix::concat_examples(&parts),
-        };
+        let x_train = x_train.select_examples(&train_mine);
+        let moves =
+            Moves { option: "--specialist-shifts", what: "the specialist's moved images", shifts: s.shifts };
+        let x_train = moves.with_copies(cfg, data, Some(&train_mine), x_train, encoder)?;
+        train_labels = train_labels.repeat(moves.copies());
         let x_test = x_test.select_examples(&test_mine);
         let ratio = (n_classes as f32 / s.classes.len() as f32).sqrt();
         let discrete =
@@ -207,6 +187,66 @@ impl Specialist {
     /// Its classes, as `--specialist` takes them.
     fn names(&self) -> String {
         self.classes.iter().map(u32::to_string).collect::<Vec<_>>().join(",")
+    }
+}
+
+/// Training images moved by 1 to `shifts` pixels right, left, down and up (`--shifts`,
+/// `--specialist-shifts`): more examples of the same classes, for networks that read
+/// pixels through local wiring.
+struct Moves {
+    /// The option that asked for them, for errors.
+    option: &'static str,
+    /// What they are, for the memory check.
+    what: &'static str,
+    /// The most pixels moved by.
+    shifts: usize,
+}
+
+impl Moves {
+    /// Each image's examples: itself and its moved copies.
+    fn copies(&self) -> usize {
+        1 + 4 * self.shifts
+    }
+
+    /// `x`, the encoded training images of `data` at `examples` (`None`: all of them),
+    /// followed by the encoded copies of those images moved by 1 pixel right, left, down
+    /// and up, then by 2, up to `shifts` (the pixels moved in are 0). The copies' memory is
+    /// checked before they are made; data that are not images are refused.
+    fn with_copies(
+        &self,
+        cfg: &TrainConfig,
+        data: &TrainData,
+        examples: Option<&[usize]>,
+        x: BitMatrix,
+        encoder: &Encoder,
+    ) -> Result<BitMatrix, PipelineError> {
+        if self.shifts == 0 {
+            return Ok(x);
+        }
+        let Some(grid) = data.grid else {
+            return Err(PipelineError::Invalid(format!(
+                "{}: moves the pixels of images (fashion-mnist or an IDX folder); {} is not image data",
+                self.option, data.name
+            )));
+        };
+        let bytes = x.rows() as u64 * crate::lanes::words_for(x.examples() * self.copies()) as u64 * 8;
+        check_memory(cfg, self.what, bytes)?;
+        let subset;
+        let images = match examples {
+            None => &data.train,
+            Some(e) => {
+                subset = data.train.subset(e);
+                &subset
+            }
+        };
+        let mut moved = Vec::with_capacity(4 * self.shifts);
+        for d in 1..=self.shifts as isize {
+            for (dx, dy) in [(d, 0), (-d, 0), (0, d), (0, -d)] {
+                moved.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
+            }
+        }
+        let parts: Vec<&BitMatrix> = std::iter::once(&x).chain(&moved).collect();
+        Ok(BitMatrix::concat_examples(&parts))
     }
 }
 
@@ -553,6 +593,9 @@ pub fn train(
     };
     // A cascade's don't-care fills, made on each network's own examples before the merge.
     let mut cascade_fills = None;
+    // A relaxed run's training images and their moved copies (`--shifts`), which its
+    // don't-cares are counted on.
+    let mut moved: Option<BitMatrix> = None;
     let (model, stop, epoch_seconds, x) = match &cfg.model {
         ModelConfig::Poly(p) => {
             let (model, stop, seconds) =
@@ -707,6 +750,13 @@ pub fn train(
             let encoder = Encoder::fit(&r.encoding, train)?;
             let (x_train, x_test) = encode(&encoder)?;
             let spec = RelaxedSpec::parse(&r.spec, n_classes)?;
+            // What the networks but a specialist train on: the training images, and with
+            // `--shifts` their moved copies after them (the data's labels repeated).
+            let moves = Moves { option: "--shifts", what: "the moved images", shifts: r.shifts };
+            if r.shifts > 0 {
+                moved = Some(moves.with_copies(cfg, data, None, x_train.clone(), &encoder)?);
+            }
+            let moved_labels = train.labels.repeat(moves.copies());
             // A specialist's classes, its examples (by their place among its classes) and
             // its spec, checked before any training.
             let specialist = match &r.specialist {
@@ -734,7 +784,7 @@ pub fn train(
                 // What this network learns from: all the examples, or the specialist's.
                 let this_specialist = specialist.as_ref().filter(|_| m == 1);
                 let (spec, classes, tau, x_member, labels) = match this_specialist {
-                    None => (spec, n_classes, r.tau, &x_train, &train.labels),
+                    None => (spec, n_classes, r.tau, moved.as_ref().unwrap_or(&x_train), &moved_labels),
                     Some(s) => (s.spec, s.classes.len(), s.tau, &s.x_train, &s.train_labels),
                 };
                 let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), classes), data, seed)?;
@@ -762,6 +812,7 @@ pub fn train(
                     + net.network.circuit.n_args() as u64 * batch * 8
                     + bits_bytes(&x_train)
                     + bits_bytes(&x_test)
+                    + moved.as_ref().map_or(0, bits_bytes)
                     + specialist.as_ref().map_or(0, |s| bits_bytes(&s.x_train) + bits_bytes(&s.x_test))
                     + logits * 8 * m as u64;
                 check_memory(cfg, &format!("training {}", r.spec), need)?;
@@ -850,7 +901,7 @@ pub fn train(
                     };
                     member.alone = Some((score(x_member, labels), score(x_test.0, x_test.1)));
                     if r.boost > 1 {
-                        let out = crate::learn::predict::forward(&circuit.circuit, &params, &x_train);
+                        let out = crate::learn::predict::forward(&circuit.circuit, &params, x_member);
                         let counts = circuit.spec.head.scores(&out, n_classes);
                         match &mut votes {
                             None => votes = Some(counts),
@@ -942,7 +993,7 @@ pub fn train(
             TrainedModel::Bool { net, params, encoder, .. }
             | TrainedModel::Relaxed { discrete: net, params, encoder, .. },
             Some(x),
-        ) => fill_dont_cares(cfg, net, params, encoder, x),
+        ) => fill_dont_cares(cfg, net, params, encoder, moved.as_ref().unwrap_or(x)),
         _ => (None, None),
     };
     Ok(Trained {
@@ -1293,6 +1344,7 @@ pub fn metrics(
             take(o, "relaxed_test_accuracy");
             o.insert("input_candidates".into(), json!(members[0].net.input_candidates()));
             o.insert("input_radius".into(), json!(r.input_radius));
+            o.insert("shifts".into(), json!(r.shifts));
             o.insert("hidden_candidates".into(), json!(r.hidden_candidates));
             o.insert("hidden_radius".into(), json!(r.hidden_radius));
             let live: usize = members.iter().map(|m| m.net.live_nodes(&m.logits)).sum();

@@ -6,8 +6,8 @@ pub mod pinned;
 
 use circuitlearn::{
     BitMatrix, Bool, BoolBuild, Circuit, CircuitBuilder, Encoder, Encoding, EvalParams, ModelSpec, Network,
-    RdaRule, RdaVariant, Tool, Trainer, VoteParams, WireId, bind_params, concat_examples, eval_lanes,
-    load_dataset, random_inputs, stratified_split,
+    RdaRule, RdaVariant, Tool, Trainer, VoteParams, WireId, bind_params, eval_lanes, load_dataset,
+    random_inputs, stratified_split,
 };
 use rand::{RngExt, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -112,7 +112,7 @@ pub fn trained_iris() -> (Circuit<Bool>, BitMatrix) {
     let rule = RdaRule::new(&net, &x, &train.labels, RdaVariant::Votes(VoteParams::for_head(spec.head, 3)));
     let params = Trainer::new().epochs(20).fit(rule).0.into_params();
     let bound = bind_params(&net.circuit, &params).expect("bind");
-    let vectors = concat_examples(&[&x, &enc.encode(&test).expect("encode test")]);
+    let vectors = BitMatrix::concat_examples(&[&x, &enc.encode(&test).expect("encode test")]);
     (bound, vectors)
 }
 

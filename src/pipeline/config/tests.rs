@@ -95,7 +95,10 @@ fn fashion_mnist_picks_its_preset_and_flags_override_it() {
         ("lut:4:6000x2:1000", 32, Some(2), 8, 12)
     );
     let s = r.specialist.as_ref().expect("the cascade's specialist");
-    assert_eq!((r.boost, s.classes.as_slice(), s.tau, s.shifts), (1, &[0, 2, 4, 6][..], Some(8.0), 1));
+    assert_eq!(
+        (r.boost, r.shifts, s.classes.as_slice(), s.tau, s.shifts),
+        (1, 0, &[0, 2, 4, 6][..], Some(8.0), 1)
+    );
     assert_eq!(
         (r.hard_choice_epochs, r.hard_gate_epochs, r.narrow_candidates, r.narrow_after),
         (3, 1, Some(4), 2)
@@ -334,4 +337,26 @@ fn boosting_is_checked_before_any_work() {
         refused(&format!("{relaxed}{toml}"), option);
     }
     assert!(resolve(&format!("{relaxed}boost = 2\ncheckpoint-every = 1")).is_ok());
+}
+
+/// A relaxed LUT network to resolve options against.
+const RELAXED: &str = "domain = \"relaxed\"\nmodel = \"lut:4:40x2:20\"\n";
+
+#[test]
+fn a_specialist_moves_its_images_as_the_run_does_unless_told() {
+    let moves = |toml: &str| {
+        let c = resolve(&format!("{RELAXED}specialist = [0, 2]\n{toml}")).unwrap();
+        let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
+        (r.shifts, r.specialist.as_ref().map(|s| s.shifts))
+    };
+    assert_eq!(moves(""), (0, Some(0)));
+    assert_eq!(moves("shifts = 2"), (2, Some(2)));
+    assert_eq!(moves("shifts = 2\nspecialist-shifts = 0"), (2, Some(0)));
+    assert_eq!(moves("specialist-shifts = 1"), (0, Some(1)));
+    for (toml, why) in [("shifts = 5", "0 to 4"), ("shifts = 1\nteacher = \"mlp:8\"", "--teacher")] {
+        let e = resolve(&format!("{RELAXED}{toml}")).unwrap_err().to_string();
+        assert!(e.contains("--shifts") && e.contains(why), "{toml}: {e}");
+    }
+    let e = resolve("domain = \"bool\"\nshifts = 1").unwrap_err().to_string();
+    assert!(e.contains("--shifts"), "{e}");
 }
