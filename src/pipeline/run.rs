@@ -164,10 +164,10 @@ impl Specialist {
         }
         let mut train_labels: Vec<u32> = train_mine.iter().map(|&e| place(data.train.labels[e])).collect();
         let test_labels = test_mine.iter().map(|&e| place(data.test.labels[e])).collect();
-        let x_train = x_train.select_examples(&train_mine);
+        let x_mine = x_train.select_examples(&train_mine);
         let moves =
             Moves { option: "--specialist-shifts", what: "the specialist's moved images", shifts: s.shifts };
-        let x_train = moves.with_copies(cfg, data, Some(&train_mine), x_train, encoder)?;
+        let x_train = moves.with_copies(cfg, data, Some(&train_mine), &x_mine, encoder)?.unwrap_or(x_mine);
         train_labels = train_labels.repeat(moves.copies());
         let x_test = x_test.select_examples(&test_mine);
         let ratio = (n_classes as f32 / s.classes.len() as f32).sqrt();
@@ -210,18 +210,19 @@ impl Moves {
 
     /// `x`, the encoded training images of `data` at `examples` (`None`: all of them),
     /// followed by the encoded copies of those images moved by 1 pixel right, left, down
-    /// and up, then by 2, up to `shifts` (the pixels moved in are 0). The copies' memory is
-    /// checked before they are made; data that are not images are refused.
+    /// and up, then by 2, up to `shifts` (the pixels moved in are 0); `None` without moves.
+    /// The copies' memory is checked before they are made; data that are not images are
+    /// refused.
     fn with_copies(
         &self,
         cfg: &TrainConfig,
         data: &TrainData,
         examples: Option<&[usize]>,
-        x: BitMatrix,
+        x: &BitMatrix,
         encoder: &Encoder,
-    ) -> Result<BitMatrix, PipelineError> {
+    ) -> Result<Option<BitMatrix>, PipelineError> {
         if self.shifts == 0 {
-            return Ok(x);
+            return Ok(None);
         }
         let Some(grid) = data.grid else {
             return Err(PipelineError::Invalid(format!(
@@ -245,8 +246,8 @@ impl Moves {
                 moved.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
             }
         }
-        let parts: Vec<&BitMatrix> = std::iter::once(&x).chain(&moved).collect();
-        Ok(BitMatrix::concat_examples(&parts))
+        let parts: Vec<&BitMatrix> = std::iter::once(x).chain(&moved).collect();
+        Ok(Some(BitMatrix::concat_examples(&parts)))
     }
 }
 
@@ -753,9 +754,7 @@ pub fn train(
             // What the networks but a specialist train on: the training images, and with
             // `--shifts` their moved copies after them (the data's labels repeated).
             let moves = Moves { option: "--shifts", what: "the moved images", shifts: r.shifts };
-            if r.shifts > 0 {
-                moved = Some(moves.with_copies(cfg, data, None, x_train.clone(), &encoder)?);
-            }
+            moved = moves.with_copies(cfg, data, None, &x_train, &encoder)?;
             let moved_labels = train.labels.repeat(moves.copies());
             // A specialist's classes, its examples (by their place among its classes) and
             // its spec, checked before any training.
