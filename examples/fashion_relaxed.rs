@@ -64,6 +64,7 @@ fn main() {
         narrow_to: arg("--narrow-to", "0").parse().unwrap(),
         straight_through_choice: StraightThroughChoice::parse(&arg("--straight-through-choice", "none"))
             .expect("--straight-through-choice none, hidden or all"),
+        draws: None,
     };
     let splits = read_image_dir(arg("--dir", FASHION_MNIST_DIR).as_ref()).expect("Fashion-MNIST files");
     // `uniform:B` thresholds over the pixel range: i / (B + 1) of full brightness.

@@ -76,8 +76,8 @@ pub use learn::{Body, Head, MAX_PARAMS, ModelError, ModelSpec, Network};
 
 // The training engine: one `Trainer` over update rules, checkpoints, reports.
 pub use train::{
-    Checkpoint, CheckpointError, EarlyStop, EpochEnd, FixedRun, HwVoteError, HwVoteParams, Init, IrisRing,
-    Order, Phase, RdaEpoch, RdaRule, RdaVariant, RelaxedEpoch, RelaxedParams, RelaxedRule, Report,
+    Checkpoint, CheckpointError, Draws, EarlyStop, EpochEnd, FixedRun, HwVoteError, HwVoteParams, Init,
+    IrisRing, Order, Phase, RdaEpoch, RdaRule, RdaVariant, RelaxedEpoch, RelaxedParams, RelaxedRule, Report,
     RewireParams, RewireStats, RingBatchRule, RingEpoch, RingLanes, RingRule, Rule, Schedule, SmoothEpoch,
     SmoothParams, SmoothRule, StopReason, TeacherParams, TeacherReport, TeacherTargets, Trainer, VoteParams,
     numeric_optics_iris, polycirc_iris, teacher_targets, train_relaxed,

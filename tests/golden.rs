@@ -195,7 +195,8 @@ fn the_fashion_mnist_boosted_recipe_is_pinned() {
 /// images and, since the afternoon, on those images moved one pixel each way
 /// (`specialist-shifts = 1`: re-pinned); one model holds both under a cascade head. The
 /// recipe without the moved images stays pinned, and `fashion-mnist-cascade-moved` (its
-/// first network on moved images too, `shifts = 1`) is pinned beside it.
+/// first network on moved images too, `shifts = 1`) is pinned beside it, and that preset
+/// with one copy of each image per epoch (`copies-per-epoch = 1`).
 #[test]
 fn the_fashion_mnist_cascade_recipe_is_pinned() {
     use circuitlearn::pipeline::TrainedModel;
@@ -220,6 +221,14 @@ fn the_fashion_mnist_cascade_recipe_is_pinned() {
         assert_pinned_pipeline("fashion-mnist-cascade-moved", &moved, 2_109_273, 0x7ef9_7dcf_242f_c544);
     let TrainedModel::Relaxed { members, .. } = &trained.model else { panic!("a relaxed model") };
     assert_eq!((members[0].train_examples, members[1].train_examples), (30, 20), "six images moved too");
+    assert!(members.iter().all(|m| m.relaxed.draws.is_none()), "every copy, every epoch");
+    // One copy of each image drawn per epoch, for both networks: the recipe measured on
+    // test on the evening of 2026-12-07 (BENCHMARKS.md).
+    let drawn = format!("{moved}copies-per-epoch = 1\n");
+    let trained = assert_pinned_pipeline("copies-per-epoch = 1", &drawn, 2_109_273, 0x02c4_b8ac_f25e_61ef);
+    let TrainedModel::Relaxed { members, .. } = &trained.model else { panic!("a relaxed model") };
+    let draws: Vec<Option<circuitlearn::Draws>> = members.iter().map(|m| m.relaxed.draws).collect();
+    assert_eq!(draws, [Some(circuitlearn::Draws { copies: 4, drawn: 1 }); 2]);
 }
 
 /// Machines of one kind differ (some have AVX-512, some only AVX2): every instruction set

@@ -859,6 +859,11 @@ fn a_network_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> 
         circuitlearn(&["eval", "--model", "runs/moved/model.json", "--split", "test", "--json"], d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(last_json(&o)?["accuracy"], moved["test_accuracy"]);
+    // Each epoch on the images and one of their four copies each: other losses again.
+    let drawn = run("runs/drawn", &["--shifts", "1", "--copies-per-epoch", "1"])?;
+    assert_eq!((moved["copies_per_epoch"].is_null(), drawn["copies_per_epoch"].as_u64()), (true, Some(1)));
+    assert_eq!(drawn["relaxed"]["draws"], serde_json::json!({"copies": 4, "drawn": 1}), "{drawn}");
+    assert_ne!(drawn["loss_history"], moved["loss_history"]);
     // Train labels 9 0 0 3 0 2: the specialist of classes 0 and 2 has four images.
     let examples = |c: &serde_json::Value| {
         (c["first"]["train_examples"].as_u64(), c["specialist"]["train_examples"].as_u64())
@@ -867,6 +872,23 @@ fn a_network_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> 
     assert_eq!(examples(&cascade["cascade"]), (Some(30), Some(20)), "{cascade}");
     let cascade = run("runs/first", &["--shifts", "1", "--specialist", "0,2", "--specialist-shifts", "0"])?;
     assert_eq!(examples(&cascade["cascade"]), (Some(30), Some(4)), "{cascade}");
+    let args = [
+        "--shifts",
+        "1",
+        "--copies-per-epoch",
+        "2",
+        "--specialist",
+        "0,2",
+        "--specialist-copies-per-epoch",
+        "3",
+    ];
+    let cascade = run("runs/drawn-cascade", &args)?;
+    let draws = |n: &serde_json::Value| n["relaxed"]["draws"]["drawn"].as_u64();
+    let c = &cascade["cascade"];
+    assert_eq!(
+        (draws(&c["first"]), draws(&c["specialist"]), c["copies_per_epoch"].as_u64()),
+        (Some(2), Some(3), Some(3))
+    );
     let boosted = run("runs/boosted", &["--shifts", "1", "--boost", "2"])?;
     let members = &boosted["boost"]["members"];
     assert_eq!(
@@ -876,6 +898,7 @@ fn a_network_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> 
     let short = ["train", "--domain", "relaxed", "--model", "lut:3:24x2:12", "--out", "runs/refused"];
     for (extra, why) in [
         (&["--data", &tiny, "--shifts", "5"][..], "0 to 4"),
+        (&["--data", &tiny, "--shifts", "1", "--copies-per-epoch", "5"], "1 to 4"),
         (&["--data", "wine", "--shifts", "1"], "not image data"),
         (&["--data", &tiny, "--shifts", "1", "--teacher", "mlp:8"], "--teacher"),
     ] {

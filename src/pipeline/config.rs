@@ -152,6 +152,9 @@ pub struct RelaxedConfig {
     /// The networks but a specialist also train on their training images moved by 1 to
     /// `shifts` pixels in each of the four directions (`--shifts`; image data).
     pub shifts: usize,
+    /// With `shifts`: the moved copies of each image an epoch trains on, drawn at random
+    /// (`--copies-per-epoch`; `None`: all `4 shifts`).
+    pub copies_per_epoch: Option<usize>,
     /// `--specialist`: a second network for some classes, asked in a cascade.
     pub specialist: Option<SpecialistConfig>,
 }
@@ -166,6 +169,9 @@ pub struct SpecialistConfig {
     /// It also trains on its training images moved by 1 to `shifts` pixels in each of the
     /// four directions.
     pub shifts: usize,
+    /// With `shifts`: the moved copies of each image an epoch trains on, drawn at random
+    /// (`None`: all `4 shifts`).
+    pub copies_per_epoch: Option<usize>,
 }
 
 /// Smooth training settings.
@@ -761,7 +767,7 @@ impl TrainConfig {
                 };
                 let teacher = teacher_config(&o)?;
                 let (boost, boost_scale) = boost_config(&o)?;
-                let shifts = shifts_config(&o)?;
+                let (shifts, copies_per_epoch) = shifts_config(&o)?;
                 let specialist = specialist_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
@@ -786,6 +792,7 @@ impl TrainConfig {
                     boost,
                     boost_scale,
                     shifts,
+                    copies_per_epoch,
                     specialist,
                 })
             }
@@ -924,6 +931,8 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--specialist", o.specialist.is_some()),
         ("--specialist-tau", o.specialist_tau.is_some()),
         ("--specialist-shifts", o.specialist_shifts.is_some()),
+        ("--copies-per-epoch", o.copies_per_epoch.is_some()),
+        ("--specialist-copies-per-epoch", o.specialist_copies_per_epoch.is_some()),
     ];
     flags.extend(teacher_option_flags(o));
     flags
@@ -1000,8 +1009,8 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
 pub const MAX_SHIFTS: usize = 4;
 
 /// `--shifts N` (image data, checked when the data is read): at most [`MAX_SHIFTS`]; not
-/// with `--teacher`, whose targets are the training images'.
-fn shifts_config(o: &TrainOptions) -> Result<usize, ConfigError> {
+/// with `--teacher`, whose targets are the training images'. With it, `--copies-per-epoch`.
+fn shifts_config(o: &TrainOptions) -> Result<(usize, Option<usize>), ConfigError> {
     let shifts = o.shifts.unwrap_or(0);
     if shifts > MAX_SHIFTS {
         return Err(bad("--shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
@@ -1009,19 +1018,40 @@ fn shifts_config(o: &TrainOptions) -> Result<usize, ConfigError> {
     if shifts > 0 && o.teacher.is_some() {
         return Err(bad("--shifts", "cannot be combined with --teacher"));
     }
-    Ok(shifts)
+    Ok((shifts, copies_per_epoch("--copies-per-epoch", o.copies_per_epoch, "--shifts", shifts)?))
 }
 
-/// `--specialist C1,C2,...`, `--specialist-tau T` and `--specialist-shifts N`: distinct
-/// classes, at least two (whether they are classes of the data, and not all of them, and
-/// whether the data are images to shift, is checked when the data is read); not with
-/// `--boost` or `--teacher`. The specialist's moves default to `--shifts`.
+/// `option`'s copies per epoch `k`, if given: 1 to the `4 shifts` copies that `shifts_option`
+/// makes.
+fn copies_per_epoch(
+    option: &str,
+    k: Option<usize>,
+    shifts_option: &str,
+    shifts: usize,
+) -> Result<Option<usize>, ConfigError> {
+    match k {
+        Some(_) if shifts == 0 => Err(bad(option, format!("needs moved copies ({shifts_option} 1 or more)"))),
+        Some(k) if !(1..=4 * shifts).contains(&k) => Err(bad(
+            option,
+            format!("1 to {} (the copies {shifts_option} {shifts} makes of each image), got {k}", 4 * shifts),
+        )),
+        k => Ok(k),
+    }
+}
+
+/// `--specialist C1,C2,...`, `--specialist-tau T`, `--specialist-shifts N` and
+/// `--specialist-copies-per-epoch K`: distinct classes, at least two (whether they are
+/// classes of the data, and not all of them, and whether the data are images to shift, is
+/// checked when the data is read); not with `--boost` or `--teacher`. The specialist's
+/// moves default to `--shifts`, and while they are the same, its copies per epoch to
+/// `--copies-per-epoch`.
 fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, ConfigError> {
     let Some(given) = &o.specialist else {
-        return match (o.specialist_tau, o.specialist_shifts) {
-            (Some(_), _) => Err(bad("--specialist-tau", "needs --specialist C1,C2,...")),
-            (_, Some(_)) => Err(bad("--specialist-shifts", "needs --specialist C1,C2,...")),
-            (None, None) => Ok(None),
+        return match (o.specialist_tau, o.specialist_shifts, o.specialist_copies_per_epoch) {
+            (Some(_), _, _) => Err(bad("--specialist-tau", "needs --specialist C1,C2,...")),
+            (_, Some(_), _) => Err(bad("--specialist-shifts", "needs --specialist C1,C2,...")),
+            (_, _, Some(_)) => Err(bad("--specialist-copies-per-epoch", "needs --specialist C1,C2,...")),
+            (None, None, None) => Ok(None),
         };
     };
     let mut classes = given.clone();
@@ -1042,11 +1072,18 @@ fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, Confi
         return Err(bad("--specialist", "cannot be combined with --teacher"));
     }
     let tau = o.specialist_tau.map(|t| positive("--specialist-tau", t)).transpose()?.map(|t| t as f32);
-    let shifts = o.specialist_shifts.or(o.shifts).unwrap_or(0);
+    // Its moves are the run's unless given, and its copies per epoch too while its moves are.
+    let (shifts, shifts_option) = match o.specialist_shifts {
+        Some(s) => (s, "--specialist-shifts"),
+        None => (o.shifts.unwrap_or(0), "--shifts"),
+    };
+    let inherited = o.copies_per_epoch.filter(|_| shifts == o.shifts.unwrap_or(0));
     if shifts > MAX_SHIFTS {
         return Err(bad("--specialist-shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
     }
-    Ok(Some(SpecialistConfig { classes, tau, shifts }))
+    let k = o.specialist_copies_per_epoch.or(inherited);
+    let copies_per_epoch = copies_per_epoch("--specialist-copies-per-epoch", k, shifts_option, shifts)?;
+    Ok(Some(SpecialistConfig { classes, tau, shifts, copies_per_epoch }))
 }
 
 /// The most networks `--boost` trains.

@@ -319,6 +319,19 @@ pub struct TrainOptions {
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialist_shifts: Option<usize>,
+    /// relaxed, with --shifts: each epoch trains on every image and K of its 4N moved
+    /// copies, drawn at random per image and epoch, 1 to 4N: an epoch costs (1 + K) / (1 +
+    /// 4N) of one over every copy [default: all 4N]; a specialist's as
+    /// --specialist-copies-per-epoch says.
+    #[arg(long, value_name = "K")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copies_per_epoch: Option<usize>,
+    /// relaxed, with --specialist and its shifts: each of the specialist's epochs trains on
+    /// every one of its images and K of its moved copies, drawn at random [default:
+    /// --copies-per-epoch when its shifts are those of --shifts, else all].
+    #[arg(long, value_name = "K")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub specialist_copies_per_epoch: Option<usize>,
     /// bool: start from a trained model.json's parameters (its spec, wiring and encoder;
     /// --model / --encoding, when given, must match).
     #[arg(long, value_name = "FILE")]

@@ -20,8 +20,8 @@ use crate::pass::{self, BudgetReport, PassContext, PassStats};
 use crate::smooth::examples::Examples;
 use crate::smooth::layers::{SmoothModel, WeightInit};
 use crate::train::{
-    Checkpoint, HwVoteParams, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule, SmoothParams,
-    SmoothRule, StopReason, Trainer, VoteParams,
+    Checkpoint, Draws, HwVoteParams, Init, RdaRule, RdaVariant, RelaxedParams, RelaxedRule, Rule,
+    SmoothParams, SmoothRule, StopReason, Trainer, VoteParams,
 };
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
@@ -119,6 +119,8 @@ struct Specialist {
     tau: Option<f32>,
     x_train: BitMatrix,
     train_labels: Vec<u32>,
+    /// The moved copies its epochs train on (`--specialist-copies-per-epoch`).
+    draws: Option<Draws>,
     x_test: BitMatrix,
     test_labels: Vec<u32>,
 }
@@ -179,6 +181,7 @@ impl Specialist {
             tau: s.tau.or(tau.map(|t| t * ratio)),
             x_train,
             train_labels,
+            draws: moves.draws(s.copies_per_epoch),
             x_test,
             test_labels,
         })
@@ -206,6 +209,11 @@ impl Moves {
     /// Each image's examples: itself and its moved copies.
     fn copies(&self) -> usize {
         1 + 4 * self.shifts
+    }
+
+    /// An epoch's draw of `k` copies of each image (`None`: every copy, every epoch).
+    fn draws(&self, k: Option<usize>) -> Option<Draws> {
+        k.map(|drawn| Draws { copies: 4 * self.shifts, drawn })
     }
 
     /// `x`, the encoded training images of `data` at `examples` (`None`: all of them),
@@ -782,9 +790,16 @@ pub fn train(
                 let seed = cfg.seed.wrapping_add(m as u64);
                 // What this network learns from: all the examples, or the specialist's.
                 let this_specialist = specialist.as_ref().filter(|_| m == 1);
-                let (spec, classes, tau, x_member, labels) = match this_specialist {
-                    None => (spec, n_classes, r.tau, moved.as_ref().unwrap_or(&x_train), &moved_labels),
-                    Some(s) => (s.spec, s.classes.len(), s.tau, &s.x_train, &s.train_labels),
+                let (spec, classes, tau, x_member, labels, draws) = match this_specialist {
+                    None => (
+                        spec,
+                        n_classes,
+                        r.tau,
+                        moved.as_ref().unwrap_or(&x_train),
+                        &moved_labels,
+                        moves.draws(r.copies_per_epoch),
+                    ),
+                    Some(s) => (s.spec, s.classes.len(), s.tau, &s.x_train, &s.train_labels, s.draws),
                 };
                 let net = relaxed_net(cfg, r, spec, (encoder.n_bits(), classes), data, seed)?;
                 let p = RelaxedParams {
@@ -800,6 +815,7 @@ pub fn train(
                     narrow_after: r.narrow_after,
                     narrow_to: r.narrow_candidates.unwrap_or(0),
                     straight_through_choice: r.straight_through_choice,
+                    draws,
                 };
                 // Logits with Adam's moments, gradients and copies; each node's activations
                 // and adjoints over a batch; the batch's inputs as floats; the encoded data;
@@ -1344,6 +1360,7 @@ pub fn metrics(
             o.insert("input_candidates".into(), json!(members[0].net.input_candidates()));
             o.insert("input_radius".into(), json!(r.input_radius));
             o.insert("shifts".into(), json!(r.shifts));
+            o.insert("copies_per_epoch".into(), json!(r.copies_per_epoch));
             o.insert("hidden_candidates".into(), json!(r.hidden_candidates));
             o.insert("hidden_radius".into(), json!(r.hidden_radius));
             let live: usize = members.iter().map(|m| m.net.live_nodes(&m.logits)).sum();
@@ -1374,6 +1391,7 @@ pub fn metrics(
                 let cascade = json!({
                     "classes": s.classes,
                     "shifts": s.shifts,
+                    "copies_per_epoch": s.copies_per_epoch,
                     "first": network(first),
                     "specialist": network(second),
                 });

@@ -34,7 +34,7 @@ pub use distill::{TeacherParams, TeacherReport, TeacherTargets, teacher_targets}
 /// The hardware-exact vote rule's pieces (its generator, draws and margin test).
 pub use rda::{ACCEPT_BITS, HwVoteError, HwVoteParams, group_margin, salt};
 pub use rda::{Init, RdaEpoch, RdaRule, RdaVariant, RewireParams, RewireStats, VoteParams};
-pub use relaxed::{Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, train_relaxed};
+pub use relaxed::{Draws, Phase, RelaxedEpoch, RelaxedParams, RelaxedRule, Schedule, train_relaxed};
 #[cfg(test)]
 use ring::polycirc_iris_parts;
 pub use ring::{FixedRun, IrisRing, RingEpoch, RingRule, polycirc_iris};

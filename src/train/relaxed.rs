@@ -19,6 +19,7 @@ use crate::learn::relaxed::{ReachablePart, RelaxedNet, StraightThroughChoice, ar
 use crate::smooth::loss::{self, LossKind};
 use crate::smooth::optim::{Adam, Optimizer as _};
 use crate::smooth::{SmoothCircuit, SmoothOp, Tensor, eval_tensors, parameter_changes, shared};
+use rand::seq::SliceRandom as _;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 
@@ -64,6 +65,46 @@ pub struct RelaxedParams {
     /// until the choice is made hard (the logits learn through the softmax).
     #[serde(default, skip_serializing_if = "StraightThroughChoice::is_none")]
     pub straight_through_choice: StraightThroughChoice,
+    /// Training examples that are images followed by moved copies of them (`--shifts`):
+    /// each epoch trains on every image and some of its copies drawn at random (none:
+    /// on every example).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub draws: Option<Draws>,
+}
+
+/// Each epoch's examples when the training examples are images followed by `copies`
+/// moved copies of them (copy `c` of image `i` is example `c * images + i`, from `c = 1`):
+/// every image, and `drawn` of its copies chosen at random afresh each epoch. The epoch
+/// is `(1 + drawn) / (1 + copies)` of the full one, and over the epochs every copy is seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Draws {
+    /// Moved copies of each image among the examples.
+    pub copies: usize,
+    /// Copies of each image an epoch trains on, `1..=copies`.
+    pub drawn: usize,
+}
+
+impl Draws {
+    /// Examples an epoch trains on, of `n`.
+    #[must_use]
+    pub fn per_epoch(&self, n: usize) -> usize {
+        n / (1 + self.copies) * (1 + self.drawn)
+    }
+
+    /// The examples of `order` (all `n` of them, in any order) that an epoch trains on,
+    /// in `order`'s order: every image, and `drawn` of each image's copies (chosen with
+    /// `rng`).
+    fn pick(&self, order: &[usize], rng: &mut ChaCha8Rng) -> Vec<usize> {
+        let images = order.len() / (1 + self.copies);
+        // `kept[c * images + i]`: whether copy `c + 1` of image `i` is drawn.
+        let mut kept = vec![false; images * self.copies];
+        let mut copies: Vec<usize> = (0..self.copies).collect();
+        for i in 0..images {
+            let (drawn, _) = copies.partial_shuffle(rng, self.drawn);
+            drawn.iter().for_each(|&c| kept[c * images + i] = true);
+        }
+        order.iter().copied().filter(|&e| e < images || kept[e - images]).collect()
+    }
 }
 
 impl Default for RelaxedParams {
@@ -81,6 +122,7 @@ impl Default for RelaxedParams {
             narrow_after: 0,
             narrow_to: 0,
             straight_through_choice: StraightThroughChoice::None,
+            draws: None,
         }
     }
 }
@@ -209,6 +251,10 @@ impl<'a> RelaxedRule<'a> {
     pub fn new(net: &'a RelaxedNet, inputs: &'a BitMatrix, labels: &'a [u32], p: RelaxedParams) -> Self {
         assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
         assert_eq!(inputs.examples(), labels.len(), "one label per example");
+        if let Some(d) = p.draws {
+            assert!(labels.len().is_multiple_of(1 + d.copies), "images and their copies");
+            assert!((1..=d.copies).contains(&d.drawn), "1 to {} copies drawn", d.copies);
+        }
         let mut rule = Self {
             net,
             batches: ExampleRows::new(inputs),
@@ -390,7 +436,7 @@ impl Rule for RelaxedRule<'_> {
         self.adams = self.params.iter().map(|_| Adam::new(self.p.lr)).collect();
     }
 
-    fn epoch(&mut self, epoch: usize, epochs: usize, order: &[usize], _rng: &mut ChaCha8Rng) -> RelaxedEpoch {
+    fn epoch(&mut self, epoch: usize, epochs: usize, order: &[usize], rng: &mut ChaCha8Rng) -> RelaxedEpoch {
         let phases: Vec<Phase> = self.schedule.at(epoch).collect();
         for &phase in &phases {
             self.apply(phase);
@@ -399,7 +445,16 @@ impl Rule for RelaxedRule<'_> {
             self.rebuild();
         }
         let (p, classes) = (self.p, self.net.network.n_classes);
-        let total_steps = (self.labels.len().div_ceil(p.batch.max(1)) * epochs).max(1);
+        let drawn;
+        let order = match p.draws {
+            Some(d) => {
+                drawn = d.pick(order, rng);
+                &drawn[..]
+            }
+            None => order,
+        };
+        let per_epoch = p.draws.map_or(self.labels.len(), |d| d.per_epoch(self.labels.len()));
+        let total_steps = (per_epoch.div_ceil(p.batch.max(1)) * epochs).max(1);
         let (mut loss, mut correct) = (0.0f64, 0usize);
         for idx in order.chunks(p.batch.max(1)) {
             if p.cosine {
@@ -456,7 +511,7 @@ impl Rule for RelaxedRule<'_> {
                 adam.step(t.data_mut(), g.data());
             }
         }
-        let n = self.labels.len().max(1) as f64;
+        let n = order.len().max(1) as f64;
         RelaxedEpoch { epoch, loss: loss / n, running_accuracy: correct as f64 / n }
     }
 

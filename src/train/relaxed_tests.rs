@@ -645,3 +645,55 @@ fn a_network_reads_only_its_inputs() {
         assert_eq!(scores(&narrow, x_rows).data(), scores(&net, gather(&x, &idx)).data());
     }
 }
+
+/// An epoch with draws trains on every image and `drawn` of its copies, in the order's
+/// order, drawn afresh each epoch; the cosine clock counts the epoch's examples.
+#[test]
+fn an_epoch_draws_some_copies_of_every_image() {
+    let (images, copies, drawn) = (50, 4, 1);
+    let d = Draws { copies, drawn };
+    let n = images * (1 + copies);
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut order: Vec<usize> = (0..n).collect();
+    let mut seen = vec![false; n];
+    let mut picks = Vec::new();
+    for _ in 0..8 {
+        order.shuffle(&mut rng);
+        let pick = d.pick(&order, &mut rng);
+        assert_eq!(pick.len(), d.per_epoch(n));
+        let mut per_image = vec![0usize; images];
+        for &e in &pick {
+            seen[e] = true;
+            if e >= images {
+                per_image[e % images] += 1;
+            }
+        }
+        assert!(per_image.iter().all(|&c| c == drawn), "{per_image:?}");
+        assert!((0..images).all(|i| pick.contains(&i)), "every image");
+        let places: Vec<usize> = pick.iter().map(|e| order.iter().position(|o| o == e).unwrap()).collect();
+        assert!(places.windows(2).all(|w| w[0] < w[1]), "the order's order");
+        picks.push(pick.iter().filter(|&&e| e >= images).map(|&e| e / images).collect::<Vec<_>>());
+    }
+    assert!(picks.windows(2).any(|w| w[0] != w[1]), "drawn afresh");
+    assert!(seen.iter().filter(|&&s| s).count() > n * 9 / 10, "over the epochs most copies are seen");
+
+    // Training: the epoch's steps are over its 2 x 60 examples of 300.
+    let (rows, classes) = (24, 3);
+    let x = random_inputs(rows, 60, 5);
+    let x = BitMatrix::concat_examples(&[&x, &x, &x, &x, &x]);
+    let labels: Vec<u32> = (0..60u32).map(|e| e * 7 % 3).collect::<Vec<_>>().repeat(5);
+    let spec = RelaxedSpec::parse("lut:3:30x2", classes).unwrap();
+    let net = RelaxedNet::build(spec, rows, classes, 2).unwrap();
+    let p =
+        RelaxedParams { epochs: 3, batch: 16, lr: 0.05, tau: 2.0, cosine: true, ..RelaxedParams::default() };
+    let run = |p: RelaxedParams| {
+        let mut rule = RelaxedRule::new(&net, &x, &labels, p);
+        let report = super::super::Trainer::new().epochs(3).seed(0).run(&mut rule, None, |_| {}).unwrap();
+        (rule.steps, rule.logits(), report.history)
+    };
+    let (all_steps, all, _) = run(p);
+    let (steps, some, history) = run(RelaxedParams { draws: Some(Draws { copies: 4, drawn: 1 }), ..p });
+    assert_eq!((all_steps, steps), (3 * 300usize.div_ceil(16), 3 * 120usize.div_ceil(16)));
+    assert_ne!(all, some);
+    assert!(history.iter().all(|h| h.loss.is_finite() && h.running_accuracy <= 1.0), "{history:?}");
+}

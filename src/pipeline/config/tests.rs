@@ -360,3 +360,39 @@ fn a_specialist_moves_its_images_as_the_run_does_unless_told() {
     let e = resolve("domain = \"bool\"\nshifts = 1").unwrap_err().to_string();
     assert!(e.contains("--shifts"), "{e}");
 }
+
+#[test]
+fn copies_per_epoch_need_copies_and_the_specialist_follows_the_run() {
+    let draws = |toml: &str| {
+        let c = resolve(&format!("{RELAXED}specialist = [0, 2]\n{toml}")).map_err(|e| e.to_string())?;
+        let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
+        Ok::<_, String>((r.copies_per_epoch, r.specialist.as_ref().and_then(|s| s.copies_per_epoch)))
+    };
+    assert_eq!(draws("shifts = 1"), Ok((None, None)));
+    assert_eq!(draws("shifts = 1\ncopies-per-epoch = 1"), Ok((Some(1), Some(1))));
+    assert_eq!(draws("shifts = 2\ncopies-per-epoch = 8"), Ok((Some(8), Some(8))));
+    assert_eq!(
+        draws("shifts = 1\ncopies-per-epoch = 1\nspecialist-copies-per-epoch = 2"),
+        Ok((Some(1), Some(2)))
+    );
+    // Other shifts than the run's: its own copies per epoch, all unless told.
+    assert_eq!(draws("shifts = 1\nspecialist-shifts = 1\ncopies-per-epoch = 1"), Ok((Some(1), Some(1))));
+    assert_eq!(draws("shifts = 2\ncopies-per-epoch = 5\nspecialist-shifts = 1"), Ok((Some(5), None)));
+    assert_eq!(draws("specialist-shifts = 1\nspecialist-copies-per-epoch = 3"), Ok((None, Some(3))));
+    for (toml, option, why) in [
+        ("copies-per-epoch = 1", "--copies-per-epoch", "needs moved copies (--shifts 1 or more)"),
+        ("shifts = 1\ncopies-per-epoch = 5", "--copies-per-epoch", "1 to 4 "),
+        ("shifts = 1\ncopies-per-epoch = 0", "--copies-per-epoch", "got 0"),
+        ("shifts = 1\nspecialist-copies-per-epoch = 9", "--specialist-copies-per-epoch", "1 to 4 "),
+        (
+            "shifts = 1\nspecialist-shifts = 0\nspecialist-copies-per-epoch = 1",
+            "--specialist-copies-per-epoch",
+            "--specialist-shifts 1",
+        ),
+    ] {
+        let e = draws(toml).unwrap_err();
+        assert!(e.contains(option) && e.contains(why), "{toml}: {e}");
+    }
+    let e = resolve(&format!("{RELAXED}specialist-copies-per-epoch = 1")).unwrap_err().to_string();
+    assert!(e.contains("needs --specialist"), "{e}");
+}
