@@ -75,7 +75,7 @@ pub struct RelaxedParams {
 /// Each epoch's examples when the training examples are images followed by `copies`
 /// moved copies of them (copy `c` of image `i` is example `c * images + i`, from `c = 1`):
 /// every image, and `drawn` of its copies chosen at random afresh each epoch. The epoch
-/// is `(1 + drawn) / (1 + copies)` of the full one, and over the epochs every copy is seen.
+/// is `(1 + drawn) / (1 + copies)` of the full one; over the epochs most copies are seen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Draws {
     /// Moved copies of each image among the examples.
@@ -91,8 +91,8 @@ impl Draws {
         n / (1 + self.copies) * (1 + self.drawn)
     }
 
-    /// The examples of `order` (all `n` of them, in any order) that an epoch trains on,
-    /// in `order`'s order: every image, and `drawn` of each image's copies (chosen with
+    /// The examples of `order` (every example, in any order) that an epoch trains on, in
+    /// `order`'s order: every image, and `drawn` of each image's copies (chosen with
     /// `rng`).
     fn pick(&self, order: &[usize], rng: &mut ChaCha8Rng) -> Vec<usize> {
         let images = order.len() / (1 + self.copies);
@@ -246,7 +246,8 @@ impl<'a> RelaxedRule<'a> {
     /// The rule for `net` with settings `p`.
     ///
     /// # Panics
-    /// If `inputs` does not match the network's input width or the label count.
+    /// If `inputs` does not match the network's input width or the label count, or
+    /// `p.draws` does not fit the examples (images and their copies, 1 to `copies` drawn).
     #[must_use]
     pub fn new(net: &'a RelaxedNet, inputs: &'a BitMatrix, labels: &'a [u32], p: RelaxedParams) -> Self {
         assert_eq!(inputs.rows(), net.network.circuit.n_args(), "one input row per input bit");
