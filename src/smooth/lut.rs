@@ -24,7 +24,7 @@
 //! (the [`LayerWiring`] keeps the inverse wiring for that), never scattered.
 
 use super::Tensor;
-use super::tensor::PackedBits;
+use super::tensor::{PackedBits, par_zeros};
 use std::borrow::Cow;
 
 use rayon::prelude::*;
@@ -432,7 +432,7 @@ fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [[f3
 #[must_use]
 pub fn soft_lut(wiring: &Tensor, tables: &Tensor, x: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
-    let mut out = vec![0.0f32; w.width() * b];
+    let mut out = par_zeros(w.width() * b);
     forward(&w, tables.data(), x.data(), b, &mut out);
     Tensor::new(vec![w.width(), b], out)
 }
@@ -441,7 +441,7 @@ pub fn soft_lut(wiring: &Tensor, tables: &Tensor, x: &Tensor) -> Tensor {
 #[must_use]
 pub fn lut_grad_tables(wiring: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
-    let mut dt = vec![0.0f32; w.width() << w.k];
+    let mut dt = par_zeros(w.width() << w.k);
     table_grads(&w, x.data(), dy.data(), b, &mut dt);
     Tensor::new(vec![w.width(), 1 << w.k], dt)
 }
@@ -450,7 +450,7 @@ pub fn lut_grad_tables(wiring: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
 #[must_use]
 pub fn lut_grad_inputs(wiring: &Tensor, tables: &Tensor, x: &Tensor, dy: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(wiring, x.shape()[0]), x.shape()[1]);
-    let mut dx = vec![0.0f32; x.len()];
+    let mut dx = par_zeros(x.len());
     input_grads(&w, tables.data(), x.data(), dy.data(), b, &mut dx);
     Tensor::new(x.shape().to_vec(), dx)
 }
@@ -572,7 +572,7 @@ pub fn soft_choice(candidates: &Tensor, weights: &Tensor, x: &Tensor) -> Tensor 
     let (n, b) = (x.shape()[0], x.shape()[1]);
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
     let wt = weights.data();
-    let mut out = vec![0.0f32; candidates.shape()[0] * b];
+    let mut out = par_zeros(candidates.shape()[0] * b);
     let packed = packed_rows(x);
     // The floats only without packed rows: a batch built packed has made none.
     let xs = if packed.is_some() { &[][..] } else { x.data() };
@@ -756,7 +756,7 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
     let (n, b) = (x.shape()[0], x.shape()[1]);
     let (c, sources) = (check_candidates(candidates, n), candidates.data());
     let g = dy.data();
-    let mut out = vec![0.0f32; candidates.len()];
+    let mut out = par_zeros(candidates.len());
     let packed = packed_rows(x);
     let xs = if packed.is_some() { &[][..] } else { x.data() };
     par_rows(
@@ -810,7 +810,7 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
 pub fn soft_choice_grad_inputs(candidates: &Tensor, weights: &Tensor, like: &Tensor, dy: &Tensor) -> Tensor {
     let (w, b) = (LayerWiring::from_tensor(candidates, like.shape()[0]), like.shape()[1]);
     let (c, wt, g) = (w.k, weights.data(), dy.data());
-    let mut out = vec![0.0f32; like.len()];
+    let mut out = par_zeros(like.len());
     par_rows(
         &mut out,
         b,

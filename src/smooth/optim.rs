@@ -277,15 +277,22 @@ impl Optimizer for Adam {
         let c1 = 1.0 - self.beta1.powi(t);
         let c2 = 1.0 - self.beta2.powi(t);
         let (b1, b2, lr, eps) = (self.beta1, self.beta2, self.lr, self.eps);
-        // Elementwise, so splitting over threads does not change the result.
+        // Elementwise, so splitting over threads does not change the result; nor does the
+        // vector width (divisions and square roots are correctly rounded at any width,
+        // and nothing is fused into a multiply-add).
         let state = self.m.par_chunks_mut(PAR_CHUNK).zip(self.v.par_chunks_mut(PAR_CHUNK));
         params.par_chunks_mut(PAR_CHUNK).zip(grad.par_chunks(PAR_CHUNK)).zip(state).for_each(
             |((ps, gs), (ms, vs))| {
-                for (((p, &g), m), v) in ps.iter_mut().zip(gs).zip(ms.iter_mut()).zip(vs.iter_mut()) {
-                    *m = b1 * *m + (1.0 - b1) * g;
-                    *v = b2 * *v + (1.0 - b2) * g * g;
-                    *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
-                }
+                crate::lanes::best_simd(
+                    #[inline(always)]
+                    || {
+                        for (((p, &g), m), v) in ps.iter_mut().zip(gs).zip(ms.iter_mut()).zip(vs.iter_mut()) {
+                            *m = b1 * *m + (1.0 - b1) * g;
+                            *v = b2 * *v + (1.0 - b2) * g * g;
+                            *p -= lr * (*m / c1) / ((*v / c2).sqrt() + eps);
+                        }
+                    },
+                );
             },
         );
     }

@@ -243,6 +243,16 @@ impl PackedBits {
     }
 }
 
+/// `len` zeros, written by all threads: a kernel's output that it adds into (or that is
+/// zero where it writes nothing), without a serial `memset` of megabytes beforehand
+/// while the other threads wait (as `vec![0.0; len]` on recycled memory is).
+#[must_use]
+pub fn par_zeros<T: Copy + Default + Send + Sync>(len: usize) -> Vec<T> {
+    let mut v = Vec::with_capacity(len);
+    v.par_extend(rayon::iter::repeat_n(T::default(), len).with_min_len(PAR_ELEMENTS));
+    v
+}
+
 /// The broadcast shape of `a` and `b`: equal shapes, a scalar with anything, or equal
 /// rank with every axis equal or 1 in one of them. `None` if they do not broadcast.
 #[must_use]
@@ -473,11 +483,13 @@ pub fn linear_grad_x(w: &Tensor, g: &Tensor) -> Tensor {
 #[must_use]
 pub fn log_softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let mut data = x.data().to_vec();
-    data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
-        let lse = log_sum_exp(row);
-        row.iter_mut().for_each(|v| *v -= lse);
-    });
+    let mut data = par_zeros(x.data().len());
+    data.par_chunks_mut(n).zip(x.data().par_chunks(n)).with_min_len(PAR_ELEMENTS / n).for_each(
+        |(out, row)| {
+            let lse = log_sum_exp(row);
+            out.iter_mut().zip(row).for_each(|(o, &v)| *o = v - lse);
+        },
+    );
     Tensor::new(x.shape.clone(), data)
 }
 
@@ -486,11 +498,13 @@ pub fn log_softmax(x: &Tensor) -> Tensor {
 #[must_use]
 pub fn softmax(x: &Tensor) -> Tensor {
     let n = x.row_len().max(1);
-    let mut data = x.data().to_vec();
-    data.par_chunks_mut(n).with_min_len(PAR_ELEMENTS / n).for_each(|row| {
-        let lse = log_sum_exp(row);
-        row.iter_mut().for_each(|v| *v = (*v - lse).exp());
-    });
+    let mut data = par_zeros(x.data().len());
+    data.par_chunks_mut(n).zip(x.data().par_chunks(n)).with_min_len(PAR_ELEMENTS / n).for_each(
+        |(out, row)| {
+            let lse = log_sum_exp(row);
+            out.iter_mut().zip(row).for_each(|(o, &v)| *o = (v - lse).exp());
+        },
+    );
     Tensor::new(x.shape.clone(), data)
 }
 
@@ -510,7 +524,7 @@ fn log_sum_exp(row: &[f32]) -> f32 {
 pub fn softmax_back(y: &Tensor, dy: &Tensor) -> Tensor {
     assert_eq!(y.shape, dy.shape, "softmax_back: output and change differ in shape");
     let n = y.row_len().max(1);
-    let mut data = vec![0.0f32; y.data().len()];
+    let mut data = par_zeros(y.data().len());
     data.par_chunks_mut(n)
         .zip(y.data().par_chunks(n).zip(dy.data().par_chunks(n)))
         .with_min_len(PAR_ELEMENTS / n)
@@ -781,6 +795,22 @@ mod tests {
         let fused = softmax_back(&y, &dy);
         assert!(fused.data().iter().zip(chain.data()).all(|(a, b)| a.to_bits() == b.to_bits()));
         assert_eq!(y.data()[3], 1.0, "a hard choice's softmax is exactly one-hot");
+    }
+
+    /// The zeros are +0 (a kernel that adds into them keeps the sign of its first term),
+    /// as many as asked, on recycled memory too.
+    #[test]
+    fn par_zeros_are_positive_zeros() {
+        for len in [0, 1, 3, 1 << 14, (1 << 16) + 5] {
+            let mut old: Vec<f32> = vec![-7.5; len];
+            old.fill(f32::NAN);
+            drop(old);
+            let z: Vec<f32> = par_zeros(len);
+            assert_eq!(z.len(), len);
+            assert!(z.iter().all(|v| v.to_bits() == 0), "+0 everywhere");
+            let w: Vec<i64> = par_zeros(len);
+            assert!(w.len() == len && w.iter().all(|&v| v == 0));
+        }
     }
 
     #[test]

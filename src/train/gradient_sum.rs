@@ -61,7 +61,7 @@ pub(crate) fn batch_gradients(
     let lens: Vec<usize> = params.iter().map(Tensor::len).collect();
     let n_grads: usize = lens.iter().sum();
     // The gradients of every tensor, then one non-finite count per tensor, then the stats.
-    let mut acc = vec![0i64; n_grads + params.len() + n_stats];
+    let mut acc: Vec<i64> = crate::smooth::tensor::par_zeros(n_grads + params.len() + n_stats);
     let (grad_acc, rest) = acc.split_at_mut(n_grads);
     let (bad_acc, stat_acc) = rest.split_at_mut(params.len());
     let grad_scale = 2f64.powi(FRACTION_BITS);

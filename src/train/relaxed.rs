@@ -619,7 +619,7 @@ pub fn train_relaxed(
 /// `g` (the gradient of a [`ReachablePart::pick`]ed tensor) put back at the places `pick` of a
 /// tensor like `like`, zero elsewhere.
 fn spread(g: &Tensor, pick: &[u32], like: &Tensor) -> Tensor {
-    let mut out = vec![0.0f32; like.len()];
+    let mut out = crate::smooth::tensor::par_zeros(like.len());
     for (&i, &v) in pick.iter().zip(g.data()) {
         out[i as usize] = v;
     }
