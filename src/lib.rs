@@ -92,8 +92,8 @@ pub use smooth::optim::{
     AdaGrad, Adam, Momentum, Nesterov, Optimizer, OptimizerSpec, OptimizerState, Sgd, StateMismatch,
 };
 pub use smooth::{
-    PackedBits, SmoothCircuit, SmoothError, SmoothOp, Tensor, check_shapes, eval_tensors, parameter_changes,
-    retain_freed_memory,
+    PackedBits, SmoothCircuit, SmoothError, SmoothOp, Tensor, check_shapes, eval_tensors, op_times,
+    parameter_changes, retain_freed_memory,
 };
 
 // And-inverter graphs, optimisation passes, LUT mapping and equivalence checking.

@@ -5,6 +5,7 @@ use clap::Parser;
 
 fn main() {
     circuitlearn::retain_freed_memory();
+    circuitlearn::op_times::enable_from_env();
     // Output piped into a reader that stops early (`| head`) ends the process quietly, as
     // for other command-line tools, instead of panicking in `println!`.
     #[cfg(unix)]

@@ -947,3 +947,30 @@ fn a_time_limit_ends_boosting_early() -> Result<(), Box<dyn std::error::Error>> 
     assert_eq!(m["discrete_model"], "lut:3:24x2:12,groupsum:3", "{m}");
     Ok(())
 }
+
+/// `CIRCUITLEARN_OP_TIMES=1`: every epoch's wall time per kind of gate on stderr, the
+/// relaxed LUT layers among them; without it, none. The model is the same either way.
+#[test]
+fn op_times_name_each_epochs_gates() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = tempfile::tempdir()?;
+    let timed = std::process::Command::new(env!("CARGO_BIN_EXE_circuitlearn"))
+        .args([&["train", "--out", "timed"][..], &WINE_LUTS].concat())
+        .env("CIRCUITLEARN_OP_TIMES", "1")
+        .current_dir(dir.path())
+        .output()?;
+    let err = String::from_utf8_lossy(&timed.stderr);
+    assert!(timed.status.success(), "{err}");
+    for epoch in ["epoch 1, ", "epoch 2, "] {
+        assert!(err.lines().any(|l| l.starts_with(epoch) && l.contains(": gates ")), "{epoch}: {err}");
+    }
+    assert!(
+        err.lines().any(|l| l.trim_start().starts_with("RelaxedLut(3)") && l.ends_with(" calls")),
+        "{err}"
+    );
+    let plain = circuitlearn(&[&["train", "--out", "plain"][..], &WINE_LUTS].concat(), dir.path());
+    assert!(plain.status.success());
+    assert!(!String::from_utf8_lossy(&plain.stderr).contains(": gates "), "off by default");
+    let model = |d: &str| std::fs::read(dir.path().join(d).join("model.json"));
+    assert_eq!(model("timed")?, model("plain")?, "timing changes no bit");
+    Ok(())
+}

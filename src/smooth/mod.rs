@@ -49,6 +49,79 @@ pub fn retain_freed_memory() {
     }
 }
 
+/// Wall time of [`eval_tensors`]' gates by kind, for finding where a training epoch's
+/// time goes: with `CIRCUITLEARN_OP_TIMES` set, the trainer prints each epoch's table on
+/// stderr (BENCHMARKS.md, 2026-12-07). Off, it costs one relaxed atomic load a gate.
+pub mod op_times {
+    use super::SmoothOp;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    static ON: AtomicBool = AtomicBool::new(false);
+    /// Per kind (its `Debug` name): total time and calls.
+    static TIMES: Mutex<Vec<(String, Duration, u64)>> = Mutex::new(Vec::new());
+
+    /// Turns the timing on or off (process-wide).
+    pub fn set_enabled(on: bool) {
+        ON.store(on, Ordering::Relaxed);
+    }
+
+    /// Turns the timing on if `CIRCUITLEARN_OP_TIMES` is set.
+    pub fn enable_from_env() {
+        if std::env::var_os("CIRCUITLEARN_OP_TIMES").is_some() {
+            set_enabled(true);
+        }
+    }
+
+    /// Whether gates are being timed.
+    #[must_use]
+    pub fn enabled() -> bool {
+        ON.load(Ordering::Relaxed)
+    }
+
+    /// `f()`, its time added to `op`'s kind when the timing is on.
+    pub(super) fn timed<T>(op: &SmoothOp, f: impl FnOnce() -> T) -> T {
+        if !enabled() {
+            return f();
+        }
+        let start = Instant::now();
+        let out = f();
+        let (took, name) = (start.elapsed(), format!("{op:?}"));
+        let mut times = TIMES.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        match times.iter_mut().find(|t| t.0 == name) {
+            Some(t) => (t.1, t.2) = (t.1 + took, t.2 + 1),
+            None => times.push((name, took, 1)),
+        }
+        out
+    }
+
+    /// The times since the last call, longest first: kind, total, calls.
+    #[must_use]
+    pub fn take() -> Vec<(String, Duration, u64)> {
+        let mut times = std::mem::take(&mut *TIMES.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        times.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        times
+    }
+
+    /// [`take`] as lines of a table, headed `title`; none if nothing was timed.
+    #[must_use]
+    pub fn report(title: &str) -> Option<String> {
+        if !enabled() {
+            return None;
+        }
+        let times = take();
+        let total: Duration = times.iter().map(|t| t.1).sum();
+        (!times.is_empty()).then(|| {
+            let mut s = format!("{title}: gates {:.2} s\n", total.as_secs_f64());
+            for (name, took, calls) in times {
+                s += &format!("  {name:<24} {:>8.3} s {calls:>8} calls\n", took.as_secs_f64());
+            }
+            s
+        })
+    }
+}
+
 /// Evaluates `c` on one tensor per input (parameters first). Each value is dropped after
 /// its last reader, so memory stays near the live set; kernels run in parallel inside.
 ///
@@ -67,7 +140,7 @@ pub fn eval_tensors(c: &SmoothCircuit, inputs: &[&Tensor]) -> Vec<Tensor> {
                 .iter()
                 .map(|w| vals[w.index()].as_deref().expect("value is live until its last use"))
                 .collect();
-            op.apply(&args)
+            op_times::timed(op, || op.apply(&args))
         };
         for w in fanins {
             uses[w.index()] -= 1;

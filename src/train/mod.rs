@@ -397,6 +397,12 @@ impl Trainer {
             let early_stop = rule.stop_after(&figures);
             history.push(figures);
             epoch_seconds.push(e0.elapsed().as_secs_f64());
+            if let Some(table) = crate::smooth::op_times::report(&format!(
+                "epoch {epoch}, {:.2} s",
+                e0.elapsed().as_secs_f64()
+            )) {
+                eprint!("{table}");
+            }
             on_epoch(&EpochEnd {
                 rule,
                 history: &history,
