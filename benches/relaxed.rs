@@ -5,11 +5,17 @@
 //! choice of 18,000 first-layer inputs among 16 candidate input bits each (5,488 rows of
 //! 0/1 values: 784 pixels x 7 thermometer bits), forward and weight adjoints; and a
 //! layer of 6,000 relaxed 4-input LUTs reading 24,000 rows (the `fashion-mnist-small`
-//! recipe's first layer over its chosen inputs), forward and both adjoints.
-//! Throughput counts (row, example) pairs produced.
+//! recipe's first layer over its chosen inputs), forward and both adjoints, at random and
+//! in order (`lut4_in_order_*`: node `j` reads rows `4j..4j+4`, as a layer with a learned
+//! choice does), and that choice among 4 candidate input bits (after narrowing): forward,
+//! and its weight adjoints through the LUTs by two kernels and by the one fused gate.
+//! Throughput counts (row, example) pairs produced. Every call allocates its output, so
+//! the figures include the page faults of fresh memory, which training (recycling its
+//! buffers) does not pay: compare kernels here, epochs with `CIRCUITLEARN_OP_TIMES=1`.
 
 use circuitlearn::{
-    Tensor, lut_grad_inputs, lut_grad_tables, soft_choice, soft_choice_grad_weights, soft_lut,
+    Tensor, lut_choice_grad_weights, lut_grad_inputs, lut_grad_tables, soft_choice, soft_choice_grad_weights,
+    soft_lut,
 };
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand::{RngExt, SeedableRng};
@@ -60,6 +66,26 @@ fn bench_batch(c: &mut Criterion, B: usize) {
     g.bench_function("lut4_forward", |b| b.iter(|| soft_lut(&wiring4, &tables4, &prev4)));
     g.bench_function("lut4_table_grads", |b| b.iter(|| lut_grad_tables(&wiring4, &prev4, &dy4)));
     g.bench_function("lut4_input_grads", |b| b.iter(|| lut_grad_inputs(&wiring4, &tables4, &prev4, &dy4)));
+    // The first layer as the recipe trains it: node j reads rows 4j..4j+4 of a learned
+    // choice among 4 candidate input bits (after narrowing).
+    let in_order = Tensor::new(vec![LUT4S, 4], (0..LUT4_ROWS).map(|r| r as f32).collect());
+    let cand4 = random(vec![LUT4_ROWS, 4], &mut rng, |r| r.random_range(0..INPUT_BITS) as f32);
+    let weights4 = random(vec![LUT4_ROWS, 4], &mut rng, |r| r.random());
+    let chosen = soft_choice(&cand4, &weights4, &bits);
+    g.bench_function("lut4_in_order_forward", |b| b.iter(|| soft_lut(&in_order, &tables4, &chosen)));
+    g.bench_function("lut4_in_order_table_grads", |b| b.iter(|| lut_grad_tables(&in_order, &chosen, &dy4)));
+    g.bench_function("lut4_in_order_input_grads", |b| {
+        b.iter(|| lut_grad_inputs(&in_order, &tables4, &chosen, &dy4))
+    });
+    g.bench_function("choice4_forward", |b| b.iter(|| soft_choice(&cand4, &weights4, &bits)));
+    g.bench_function("choice4_weight_grads_of_lut4", |b| {
+        b.iter(|| {
+            soft_choice_grad_weights(&cand4, &bits, &lut_grad_inputs(&in_order, &tables4, &chosen, &dy4))
+        })
+    });
+    g.bench_function("choice4_weight_grads_of_lut4_fused", |b| {
+        b.iter(|| lut_choice_grad_weights(&in_order, &tables4, &cand4, &bits, &chosen, &dy4))
+    });
     g.finish();
 }
 

@@ -87,7 +87,10 @@ pub use train::{
 pub use smooth::examples::Examples;
 pub use smooth::layers::{SmoothModel, SmoothSpec, WeightInit};
 pub use smooth::loss;
-pub use smooth::lut::{lut_grad_inputs, lut_grad_tables, soft_choice, soft_choice_grad_weights, soft_lut};
+pub use smooth::lut::{
+    lut_choice_grad_weights, lut_grad_inputs, lut_grad_tables, soft_choice, soft_choice_grad_weights,
+    soft_lut,
+};
 pub use smooth::optim::{
     AdaGrad, Adam, Momentum, Nesterov, Optimizer, OptimizerSpec, OptimizerState, Sgd, StateMismatch,
 };

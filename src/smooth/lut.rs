@@ -22,6 +22,14 @@
 //! the examples of one node, accumulated in `LANES` fixed lanes and then added lane by
 //! lane; input adjoints are gathered per source node over its readers in wiring order
 //! (the [`LayerWiring`] keeps the inverse wiring for that), never scattered.
+//!
+//! LUTs of 3 to 5 inputs (and the input adjoints of 6-input ones) run loops compiled for
+//! their size, whose work per example is a loop over the lanes of a tile with the whole
+//! mux tree (or the table's products) in its body: the compiler keeps those in vector
+//! registers, where the loops for any size keep each level of the tree in memory and
+//! stall on forwarding stores to loads. Both compute every value by the same operations
+//! in the same order, so they write the same bits (tested); the loops for any size serve
+//! larger LUTs.
 
 use super::Tensor;
 use super::tensor::{PackedBits, par_zeros};
@@ -200,7 +208,7 @@ pub fn forward(w: &LayerWiring, tables: &[f32], prev: &[f32], b: usize, out: &mu
                     bilinear_forward(t, w.row(prev, j, 0, b), w.row(prev, j, 1, b), y);
                 } else {
                     let x = w.rows(prev, j, b);
-                    tree_forward(t, &x[..w.k], y, &mut level);
+                    interpolate(t, &x[..w.k], y, &mut level);
                 }
             }
         },
@@ -226,7 +234,12 @@ pub fn table_grads(w: &LayerWiring, prev: &[f32], dout: &[f32], b: usize, dtable
                     bilinear_table_grads(w.row(prev, j, 0, b), w.row(prev, j, 1, b), dy, dt);
                 } else {
                     let x = w.rows(prev, j, b);
-                    tree_table_grads(&x[..w.k], dy, dt, &mut scratch);
+                    match w.k {
+                        3 => table_grads_n::<3>(&x[..3], dy, dt),
+                        4 => table_grads_n::<4>(&x[..4], dy, dt),
+                        5 => table_grads_n::<5>(&x[..5], dy, dt),
+                        _ => tree_table_grads(&x[..w.k], dy, dt, &mut scratch),
+                    }
                 }
             }
         },
@@ -236,6 +249,26 @@ pub fn table_grads(w: &LayerWiring, prev: &[f32], dout: &[f32], b: usize, dtable
 /// Input adjoints of one layer: `dprev[n, e] = sum over the readers (j, i) of n of
 /// dout[j, e] (y_j|x_i=1 - y_j|x_i=0)`; rows nobody reads are zero.
 pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], b: usize, dprev: &mut [f32]) {
+    match w.k {
+        3 => input_grads_n::<2>(w, tables, prev, dout, b, dprev),
+        4 => input_grads_n::<3>(w, tables, prev, dout, b, dprev),
+        5 => input_grads_n::<4>(w, tables, prev, dout, b, dprev),
+        6 => input_grads_n::<5>(w, tables, prev, dout, b, dprev),
+        _ => input_grads_n::<0>(w, tables, prev, dout, b, dprev),
+    }
+}
+
+/// [`input_grads`] compiled for `M` other inputs of each LUT (`k - 1`, 2 to 5), or for any
+/// `k` (`M = 0`): the loop over the readers of a row compiled once per LUT size
+/// ([`add_input_grad`]).
+fn input_grads_n<const M: usize>(
+    w: &LayerWiring,
+    tables: &[f32],
+    prev: &[f32],
+    dout: &[f32],
+    b: usize,
+    dprev: &mut [f32],
+) {
     let (k, size) = (w.k, 1usize << w.k);
     assert_eq!(dprev.len(), w.prev_width() * b, "one adjoint row per previous node");
     assert_eq!(dout.len(), w.width() * b, "one adjoint row per node");
@@ -244,9 +277,7 @@ pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], 
         b,
         #[inline(always)]
         |first, rows| {
-            let mut diff = vec![0.0f32; size / 2];
-            let mut level = vec![[0.0f32; LANES]; (size / 4).max(1)];
-            let mut part = vec![0.0f32; b];
+            let mut scratch = InputGradScratch::new(k, b);
             for (r, d) in rows.chunks_exact_mut(b).enumerate() {
                 d.fill(0.0);
                 if first + r + AHEAD < w.prev_width() {
@@ -260,32 +291,92 @@ pub fn input_grads(w: &LayerWiring, tables: &[f32], prev: &[f32], dout: &[f32], 
                     let (j, i) = (ji as usize / k, ji as usize % k);
                     let t = &tables[size * j..size * (j + 1)];
                     let dy = &dout[j * b..(j + 1) * b];
-                    if k == 2 {
-                        let [_, c1, c2, c3] = coefficients(t);
-                        let (c, other) =
-                            if i == 0 { (c1, w.row(prev, j, 1, b)) } else { (c2, w.row(prev, j, 0, b)) };
-                        for ((dv, &g), &o) in d.iter_mut().zip(dy).zip(other) {
-                            *dv += g * (c + c3 * o);
-                        }
-                    } else {
-                        // The derivative in x_i is the interpolation of the table difference
-                        // along bit i at the other inputs.
-                        for (s, v) in diff.iter_mut().enumerate() {
-                            let lo = (s >> i << (i + 1)) | (s & ((1 << i) - 1));
-                            *v = t[lo | 1 << i] - t[lo];
-                        }
-                        // The rows of the other inputs, in order.
-                        let mut x = w.rows(prev, j, b);
-                        x.copy_within(i + 1..k, i);
-                        tree_forward(&diff, &x[..k - 1], &mut part, &mut level);
-                        for ((dv, &g), &p) in d.iter_mut().zip(dy).zip(&part) {
-                            *dv += g * p;
-                        }
-                    }
+                    add_input_grad::<M>(t, &w.rows(prev, j, b)[..k], i, dy, d, &mut scratch);
                 }
             }
         },
     );
+}
+
+/// `d[e] += dy[e] p[e]` for `p` the interpolation of `t` at the rows `x` (`N` of them),
+/// tile by tile ([`tree_tile`]).
+#[inline(always)]
+fn add_scaled_tree<const N: usize>(t: &[f32], x: &[&[f32]], dy: &[f32], d: &mut [f32]) {
+    for (tile, dv) in d.chunks_mut(LANES).enumerate() {
+        let p = tree_tile::<N>(t, x, tile);
+        let g = tile_of(dy, tile, 0.0);
+        match <&mut [f32; LANES]>::try_from(&mut *dv) {
+            Ok(whole) => {
+                for l in 0..LANES {
+                    whole[l] += g[l] * p[l];
+                }
+            }
+            Err(_) => {
+                for (l, v) in dv.iter_mut().enumerate() {
+                    *v += g[l] * p[l];
+                }
+            }
+        }
+    }
+}
+
+/// The working memory of [`add_input_grad`] for `2^k`-entry tables over `b` examples.
+struct InputGradScratch {
+    diff: Vec<f32>,
+    level: Vec<[f32; LANES]>,
+    part: Vec<f32>,
+}
+
+impl InputGradScratch {
+    fn new(k: usize, b: usize) -> Self {
+        let size = 1usize << k;
+        Self { diff: vec![0.0; size / 2], level: vec![[0.0; LANES]; (size / 4).max(1)], part: vec![0.0; b] }
+    }
+}
+
+/// `d[e] += dy[e] (y|x_i=1 - y|x_i=0)[e]` for the LUT with table `t` reading the rows `x`:
+/// one reader's term of an input adjoint. `M` is `k - 1` (2 to 5) for the loop compiled for
+/// that size ([`add_scaled_tree`]), or 0 for any `k`.
+#[inline(always)]
+fn add_input_grad<const M: usize>(
+    t: &[f32],
+    x: &[&[f32]],
+    i: usize,
+    dy: &[f32],
+    d: &mut [f32],
+    s: &mut InputGradScratch,
+) {
+    let k = x.len();
+    if k == 2 {
+        let [_, c1, c2, c3] = coefficients(t);
+        let (c, other) = if i == 0 { (c1, x[1]) } else { (c2, x[0]) };
+        for ((dv, &g), &o) in d.iter_mut().zip(dy).zip(other) {
+            *dv += g * (c + c3 * o);
+        }
+    } else {
+        // The derivative in x_i is the interpolation of the table difference along bit i
+        // at the other inputs.
+        for (n, v) in s.diff.iter_mut().enumerate() {
+            let lo = (n >> i << (i + 1)) | (n & ((1 << i) - 1));
+            *v = t[lo | 1 << i] - t[lo];
+        }
+        // The rows of the other inputs, in order.
+        let mut others: [&[f32]; MAX_TREE_INPUTS] = [&[]; MAX_TREE_INPUTS];
+        for (o, &row) in others.iter_mut().zip(x.iter().enumerate().filter(|&(n, _)| n != i).map(|(_, r)| r))
+        {
+            *o = row;
+        }
+        let others = &others[..k - 1];
+        if M > 0 {
+            assert_eq!(M, k - 1, "compiled for {} inputs", M + 1);
+            add_scaled_tree::<M>(&s.diff, others, dy, d);
+        } else {
+            tree_forward(&s.diff, others, &mut s.part, &mut s.level);
+            for ((dv, &g), &p) in d.iter_mut().zip(dy).zip(&s.part) {
+                *dv += g * p;
+            }
+        }
+    }
 }
 
 /// Asks the CPU to start loading `row` into the cache: the rows a node a few iterations
@@ -399,6 +490,94 @@ fn tree_forward(t: &[f32], x: &[&[f32]], y: &mut [f32], level: &mut [[f32; LANES
     }
 }
 
+/// [`tree_forward`] with `N` (1 to 5) inputs known when compiled: each tile of the output
+/// is a tree of [`mux`]es over the inputs' tiles, evaluated depth first with every value in
+/// registers (the loop over a level array in memory stalled on forwarding its stores to the
+/// next level's loads). Each output is computed by the same operations in the same order,
+/// so the bits are the same (tested).
+#[inline(always)]
+fn tree_forward_n<const N: usize>(t: &[f32], x: &[&[f32]], y: &mut [f32]) {
+    assert!((1..=5).contains(&N) && x.len() == N && t.len() == 1 << N, "a tree of {N} inputs");
+    for (tile, out) in y.chunks_mut(LANES).enumerate() {
+        let v = tree_tile::<N>(t, x, tile);
+        match <&mut [f32; LANES]>::try_from(&mut *out) {
+            Ok(whole) => *whole = v,
+            Err(_) => out.copy_from_slice(&v[..out.len()]),
+        }
+    }
+}
+
+/// Tile `tile` of the interpolation of `t` at the rows `x` (`N` of them, 1 to 5): a loop
+/// over the lanes whose body is the whole tree on scalars, which the compiler turns into
+/// vector instructions (trees of arrays it did not, or only in part).
+#[inline(always)]
+fn tree_tile<const N: usize>(t: &[f32], x: &[&[f32]], tile: usize) -> [f32; LANES] {
+    // A loop, not `array::from_fn`, which is not inlined for arrays of tiles.
+    let mut xs = [[0.0f32; LANES]; N];
+    for (v, row) in xs.iter_mut().zip(x) {
+        *v = tile_of(row, tile, 0.0);
+    }
+    let t: &[f32; 32] = &std::array::from_fn(|s| t.get(s).copied().unwrap_or(0.0));
+    let mut y = [0.0f32; LANES];
+    for l in 0..LANES {
+        let at = |i: usize| xs[i.min(N.max(1) - 1)][l];
+        y[l] = match N {
+            1 => tree1(&t[..2], at),
+            2 => tree2(&t[..4], at),
+            3 => tree3(&t[..8], at),
+            4 => tree4(&t[..16], at),
+            _ => tree5(t, at),
+        };
+    }
+    y
+}
+
+/// `lo + x (hi - lo)`: one node of a mux tree.
+#[inline(always)]
+fn mux(lo: f32, hi: f32, x: f32) -> f32 {
+    lo + x * (hi - lo)
+}
+
+/// The interpolation of the 2-entry table `t` at input 0, a mux tree's first level.
+#[inline(always)]
+fn tree1(t: &[f32], x: impl Fn(usize) -> f32) -> f32 {
+    mux(t[0], t[1], x(0))
+}
+
+#[inline(always)]
+fn tree2(t: &[f32], x: impl Fn(usize) -> f32 + Copy) -> f32 {
+    mux(tree1(&t[..2], x), tree1(&t[2..4], x), x(1))
+}
+
+#[inline(always)]
+fn tree3(t: &[f32], x: impl Fn(usize) -> f32 + Copy) -> f32 {
+    mux(tree2(&t[..4], x), tree2(&t[4..8], x), x(2))
+}
+
+#[inline(always)]
+fn tree4(t: &[f32], x: impl Fn(usize) -> f32 + Copy) -> f32 {
+    mux(tree3(&t[..8], x), tree3(&t[8..16], x), x(3))
+}
+
+#[inline(always)]
+fn tree5(t: &[f32], x: impl Fn(usize) -> f32 + Copy) -> f32 {
+    mux(tree4(&t[..16], x), tree4(&t[16..32], x), x(4))
+}
+
+/// The multilinear interpolation of `t` at the rows `x` into `y`, by the loop for the
+/// number of inputs where there is one ([`tree_forward_n`]); `level` as for
+/// [`tree_forward`].
+#[inline(always)]
+fn interpolate(t: &[f32], x: &[&[f32]], y: &mut [f32], level: &mut [[f32; LANES]]) {
+    match x.len() {
+        2 => tree_forward_n::<2>(t, x, y),
+        3 => tree_forward_n::<3>(t, x, y),
+        4 => tree_forward_n::<4>(t, x, y),
+        5 => tree_forward_n::<5>(t, x, y),
+        _ => tree_forward(t, x, y, level),
+    }
+}
+
 /// `dt_s = sum_e dy_e prod_i (x_i if s_i else 1 - x_i)`; `scratch` holds `2 * 2^k`
 /// tiles.
 #[inline(always)]
@@ -424,6 +603,42 @@ fn tree_table_grads(x: &[&[f32]], dy: &[f32], dt: &mut [f32], scratch: &mut [[f3
         }
     }
     for (d, lanes) in dt.iter_mut().zip(acc.iter()) {
+        *d = lanes.iter().sum();
+    }
+}
+
+/// [`tree_table_grads`] with `K` (1 to 5) inputs known when compiled: a loop over the
+/// lanes whose body computes the `2^K` products of one example in registers and adds them
+/// to its lane's sums (the products kept in memory stalled on forwarding stores to loads).
+/// The same operations in the same order, so the same bits (tested).
+#[inline(always)]
+fn table_grads_n<const K: usize>(x: &[&[f32]], dy: &[f32], dt: &mut [f32]) {
+    assert!((1..=5).contains(&K) && x.len() == K && dt.len() == 1 << K, "tables of {K} inputs");
+    let mut acc = [[0.0f32; LANES]; 32];
+    for tile in 0..dy.len().div_ceil(LANES) {
+        // Past the end, dy is -0.0 and so is every product with it (as in tree_table_grads).
+        let g = tile_of(dy, tile, -0.0);
+        let mut xs = [[0.0f32; LANES]; K];
+        for (v, row) in xs.iter_mut().zip(x) {
+            *v = tile_of(row, tile, 0.0);
+        }
+        for l in 0..LANES {
+            let mut phi = [0.0f32; 32];
+            phi[0] = 1.0;
+            for (i, xi) in xs.iter().enumerate() {
+                let xi = xi[l];
+                for s in (0..1usize << i).rev() {
+                    let p = phi[s];
+                    phi[s | 1 << i] = p * xi;
+                    phi[s] = p * (1.0 - xi);
+                }
+            }
+            for (a, f) in acc.iter_mut().zip(&phi).take(1 << K) {
+                a[l] += g[l] * f;
+            }
+        }
+    }
+    for (d, lanes) in dt.iter_mut().zip(&acc) {
         *d = lanes.iter().sum();
     }
 }
@@ -768,39 +983,122 @@ pub fn soft_choice_grad_weights(candidates: &Tensor, x: &Tensor, dy: &Tensor) ->
                 let m = first + r;
                 let gm = &g[m * b..(m + 1) * b];
                 let src = &sources[m * c..(m + 1) * c];
-                let Some(p) = &packed else {
-                    for (d, &s) in dw.iter_mut().zip(src) {
-                        *d = lane_dot(gm, &xs[s as usize * b..][..b]);
+                match &packed {
+                    Some(p) => choice_grad_row(p, src, gm, dw),
+                    None => {
+                        for (d, &s) in dw.iter_mut().zip(src) {
+                            *d = lane_dot(gm, &xs[s as usize * b..][..b]);
+                        }
                     }
-                    continue;
-                };
-                #[cfg(target_arch = "x86_64")]
-                if masked_adds() {
-                    // SAFETY: `masked_adds` says the CPU has AVX-512F.
-                    unsafe { avx512::soft_choice_grad_row(p, src, gm, dw) };
-                    continue;
-                }
-                // Two 8-lane accumulators per candidate, 16 examples a step.
-                let whole = gm.len() / 16 * 16;
-                for (d, &s) in dw.iter_mut().zip(src) {
-                    let row = p.row(s as usize);
-                    let (mut a0, mut a1) = ([0.0f32; 8], [0.0f32; 8]);
-                    for (k, v) in gm[..whole].chunks_exact(16).enumerate() {
-                        let (lo, hi) = v.split_at(8);
-                        let lo: [f32; 8] = lo.try_into().expect("8 examples");
-                        let hi: [f32; 8] = hi.try_into().expect("8 examples");
-                        a0 = mul_add8(a0, lo, &BIT_PATTERNS[usize::from(row[2 * k])]);
-                        a1 = mul_add8(a1, hi, &BIT_PATTERNS[usize::from(row[2 * k + 1])]);
-                    }
-                    for (e, &v) in gm.iter().enumerate().skip(whole) {
-                        a0[e % 8] += v * f32::from(row[e / 8] >> (e % 8) & 1);
-                    }
-                    *d = a0.iter().zip(&a1).map(|(x, y)| x + y).sum();
                 }
             }
         },
     );
     Tensor::new(candidates.shape().to_vec(), out)
+}
+
+/// One row of [`soft_choice_grad_weights`] over packed input bits: `dw[c] = sum_e dy[e]
+/// x[src[c], e]`.
+#[inline(always)]
+fn choice_grad_row(p: &PackedBits, src: &[f32], dy: &[f32], dw: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if masked_adds() {
+        // SAFETY: `masked_adds` says the CPU has AVX-512F.
+        unsafe { avx512::soft_choice_grad_row(p, src, dy, dw) };
+        return;
+    }
+    // Two 8-lane accumulators per candidate, 16 examples a step.
+    let whole = dy.len() / 16 * 16;
+    for (d, &s) in dw.iter_mut().zip(src) {
+        let row = p.row(s as usize);
+        let (mut a0, mut a1) = ([0.0f32; 8], [0.0f32; 8]);
+        for (k, v) in dy[..whole].chunks_exact(16).enumerate() {
+            let (lo, hi) = v.split_at(8);
+            let lo: [f32; 8] = lo.try_into().expect("8 examples");
+            let hi: [f32; 8] = hi.try_into().expect("8 examples");
+            a0 = mul_add8(a0, lo, &BIT_PATTERNS[usize::from(row[2 * k])]);
+            a1 = mul_add8(a1, hi, &BIT_PATTERNS[usize::from(row[2 * k + 1])]);
+        }
+        for (e, &v) in dy.iter().enumerate().skip(whole) {
+            a0[e % 8] += v * f32::from(row[e / 8] >> (e % 8) & 1);
+        }
+        *d = a0.iter().zip(&a1).map(|(x, y)| x + y).sum();
+    }
+}
+
+/// `(wiring [W, k], tables [W, 2^k], candidates [M, C], x [N, B], u [M, B], dy [W, B]) ->
+/// [M, C]`: the weight adjoints of a learned choice `u` ([`soft_choice`] of `x`) that a LUT
+/// layer reads, `soft_choice_grad_weights(candidates, x, lut_grad_inputs(wiring, tables, u,
+/// dy))` in one pass. Where the LUTs read the choice's rows in order, each once (node `j`'s
+/// address bit `i` row `j k + i`, as a layer with a choice does) and `x` is input bits, each
+/// node's input adjoints are made in a buffer of `k` rows and used at once, so the `[M, B]`
+/// tensor of them is never written nor read back; every value is computed by the same
+/// expressions in the same order as by the two kernels (the same bits). Otherwise it is
+/// the two kernels.
+#[must_use]
+pub fn lut_choice_grad_weights(
+    wiring: &Tensor,
+    tables: &Tensor,
+    candidates: &Tensor,
+    x: &Tensor,
+    u: &Tensor,
+    dy: &Tensor,
+) -> Tensor {
+    let (rows, b) = (u.shape()[0], u.shape()[1]);
+    let w = LayerWiring::from_tensor(wiring, rows);
+    let in_order = w.sources.len() == rows && w.sources.iter().enumerate().all(|(r, &s)| s as usize == r);
+    let packed = packed_rows(x);
+    let (Some(p), true) = (packed, in_order) else {
+        return soft_choice_grad_weights(candidates, x, &lut_grad_inputs(wiring, tables, u, dy));
+    };
+    let c = check_candidates(candidates, x.shape()[0]);
+    let mut out = par_zeros(candidates.len());
+    let f = match w.k {
+        3 => choice_grads_of_luts::<2>,
+        4 => choice_grads_of_luts::<3>,
+        5 => choice_grads_of_luts::<4>,
+        6 => choice_grads_of_luts::<5>,
+        _ => choice_grads_of_luts::<0>,
+    };
+    f(&w, tables.data(), &p, candidates.data(), c, u.data(), dy.data(), b, &mut out);
+    Tensor::new(candidates.shape().to_vec(), out)
+}
+
+/// The one pass of [`lut_choice_grad_weights`] into `out` `[M, C]`, compiled for `M` other
+/// inputs per LUT as [`input_grads_n`] is.
+#[allow(clippy::too_many_arguments)]
+fn choice_grads_of_luts<const M: usize>(
+    w: &LayerWiring,
+    tables: &[f32],
+    p: &PackedBits,
+    sources: &[f32],
+    c: usize,
+    u: &[f32],
+    dy: &[f32],
+    b: usize,
+    out: &mut [f32],
+) {
+    let (k, size) = (w.k, 1usize << w.k);
+    par_rows(
+        out,
+        k * c,
+        #[inline(always)]
+        |first, nodes| {
+            let mut scratch = InputGradScratch::new(k, b);
+            let mut d = vec![0.0f32; b];
+            for (r, dw) in nodes.chunks_exact_mut(k * c).enumerate() {
+                let j = first + r;
+                let x = w.rows(u, j, b);
+                let (t, g) = (&tables[size * j..size * (j + 1)], &dy[j * b..(j + 1) * b]);
+                for (i, dw) in dw.chunks_exact_mut(c).enumerate() {
+                    d.fill(0.0);
+                    add_input_grad::<M>(t, &x[..k], i, g, &mut d, &mut scratch);
+                    let m = j * k + i;
+                    choice_grad_row(p, &sources[m * c..(m + 1) * c], &d, dw);
+                }
+            }
+        },
+    );
 }
 
 /// `(candidates, weights, like [N, B], dy [M, B]) -> [N, B]`: the input adjoints of
@@ -914,6 +1212,92 @@ mod tests {
             let mut x = vec![0.0; 9];
             x[8] = bad;
             assert!(PackedBits::of(&x, 9).is_none(), "{bad} packed");
+        }
+    }
+
+    /// A layer of `w` LUTs of `k` inputs reading `n` rows of `b` examples at random (one read
+    /// twice by a node where `w k > n`), with tables, inputs and output adjoints from `seed`.
+    fn random_layer(
+        k: usize,
+        w: usize,
+        n: usize,
+        b: usize,
+        seed: u64,
+    ) -> (LayerWiring, Vec<f32>, Vec<f32>, Vec<f32>) {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let sources = (0..w * k).map(|_| rng.random_range(0..n as u32)).collect();
+        let t = (0..w << k).map(|_| rng.random::<f32>()).collect();
+        let x = (0..n * b).map(|_| rng.random::<f32>()).collect();
+        let dy = (0..w * b).map(|_| rng.random::<f32>() - 0.5).collect();
+        (LayerWiring::new(k, sources, n), t, x, dy)
+    }
+
+    /// The loops compiled for a LUT size (3 to 6 inputs) write the same bits as the loops
+    /// for any size, for batches with and without a partial last tile.
+    #[test]
+    fn loops_for_a_lut_size_match_the_general_loops() {
+        for (k, b) in [(2, 37), (3, 16), (3, 37), (4, 128), (4, 5), (5, 37), (6, 37)] {
+            let (w, t, x, dy) = random_layer(k, 40, 90, b, k as u64 * 1000 + b as u64);
+            let size = 1 << k;
+            let (mut y, mut dt, mut dx) = (vec![0.0; 40 * b], vec![0.0; 40 * size], vec![0.0; 90 * b]);
+            forward(&w, &t, &x, b, &mut y);
+            table_grads(&w, &x, &dy, b, &mut dt);
+            input_grads(&w, &t, &x, &dy, b, &mut dx);
+            let (mut y0, mut dt0, mut dx0) = (vec![0.0; 40 * b], vec![0.0; 40 * size], vec![0.0; 90 * b]);
+            let mut level = vec![[0.0f32; LANES]; (size / 2).max(1)];
+            let mut scratch = vec![[0.0f32; LANES]; 2 * size];
+            for j in 0..40 {
+                let rows = w.rows(&x, j, b);
+                let tj = &t[size * j..size * (j + 1)];
+                tree_forward(tj, &rows[..k], &mut y0[j * b..(j + 1) * b], &mut level);
+                tree_table_grads(
+                    &rows[..k],
+                    &dy[j * b..(j + 1) * b],
+                    &mut dt0[size * j..size * (j + 1)],
+                    &mut scratch,
+                );
+            }
+            input_grads_n::<0>(&w, &t, &x, &dy, b, &mut dx0);
+            let bits = |v: &[f32]| v.iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+            // Two-input LUTs have their own bilinear loops for these two (`bilinear_matches_tree`).
+            if k > 2 {
+                assert_eq!(bits(&y), bits(&y0), "forward, k = {k}, b = {b}");
+                assert_eq!(bits(&dt), bits(&dt0), "table adjoints, k = {k}, b = {b}");
+            }
+            assert_eq!(bits(&dx), bits(&dx0), "input adjoints, k = {k}, b = {b}");
+        }
+    }
+
+    /// The weight adjoints of a learned choice read by LUTs, in one pass, are the two
+    /// kernels' bit for bit: on input bits read in order (the fused loop), and otherwise
+    /// (the two kernels themselves).
+    #[test]
+    fn choice_adjoints_through_luts_are_the_two_kernels() {
+        use rand::{RngExt, SeedableRng};
+        for (k, c, b) in [(2, 3, 21), (3, 4, 37), (4, 4, 128), (4, 32, 64), (5, 2, 16)] {
+            let (w, rows, n) = (30, 30 * k, 50);
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64((k * 100 + c) as u64);
+            let mut tensor = |shape: Vec<usize>, f: &mut dyn FnMut(&mut rand_chacha::ChaCha8Rng) -> f32| {
+                let len = shape.iter().product();
+                Tensor::new(shape, (0..len).map(|_| f(&mut rng)).collect())
+            };
+            let bits = tensor(vec![n, b], &mut |r| f32::from(u8::from(r.random::<bool>())));
+            let floats = tensor(vec![n, b], &mut |r| r.random());
+            let cand = tensor(vec![rows, c], &mut |r| r.random_range(0..n) as f32);
+            let weights = tensor(vec![rows, c], &mut |r| r.random());
+            let tables = tensor(vec![w, 1 << k], &mut |r| r.random());
+            let dy = tensor(vec![w, b], &mut |r| r.random::<f32>() - 0.5);
+            let shuffled = tensor(vec![w, k], &mut |r| r.random_range(0..rows) as f32);
+            let in_order = Tensor::new(vec![w, k], (0..rows).map(|r| r as f32).collect());
+            for (wiring, x) in [(&in_order, &bits), (&shuffled, &bits), (&in_order, &floats)] {
+                let u = soft_choice(&cand, &weights, x);
+                let want = soft_choice_grad_weights(&cand, x, &lut_grad_inputs(wiring, &tables, &u, &dy));
+                let got = lut_choice_grad_weights(wiring, &tables, &cand, x, &u, &dy);
+                let bits = |t: &Tensor| t.data().iter().map(|f| f.to_bits()).collect::<Vec<_>>();
+                assert_eq!(got.shape(), want.shape());
+                assert_eq!(bits(&got), bits(&want), "k = {k}, C = {c}, B = {b}");
+            }
         }
     }
 

@@ -192,7 +192,43 @@ pub fn parameter_changes(learner: &crate::cat::Lens<SmoothOp>, n_params: usize) 
         .expect("a learner's backward map returns one change per input")
         .with_params(n_params)
         .expect("the parameters are the first inputs");
-    shared(&picked.pruned())
+    fuse_choice_adjoints(&shared(&picked.pruned()))
+}
+
+/// `c` with each `SoftChoiceGradW(candidates, x, v)` whose `v = RelaxedLutGradX(k)(wiring,
+/// tables, u, g)` nothing else reads computed as one [`SmoothOp::LutChoiceGradW`] gate:
+/// the weight adjoints of a learned input choice then come straight from the LUT layer's
+/// output adjoints, without the `[M, B]` tensor of its input adjoints (the same values).
+#[must_use]
+pub fn fuse_choice_adjoints(c: &SmoothCircuit) -> SmoothCircuit {
+    use crate::circuit::{CircuitBuilder, WireId};
+    let mut readers = vec![0usize; c.n_wires()];
+    for w in c.gates().flat_map(|(_, _, fanins)| fanins).chain(c.outputs()) {
+        readers[w.index()] += 1;
+    }
+    let mut b = CircuitBuilder::<SmoothOp>::new(c.n_params(), c.n_args());
+    let mut map: Vec<WireId> = (0..c.n_inputs()).map(|i| WireId(i as u32)).collect();
+    for (g, op, fanins) in c.gates() {
+        let ins: Vec<WireId> = fanins.iter().map(|w| map[w.index()]).collect();
+        let inner = (*op == SmoothOp::SoftChoiceGradW && readers[fanins[2].index()] == 1)
+            .then(|| c.driver(fanins[2]))
+            .flatten()
+            .and_then(|i| match *c.op(i) {
+                SmoothOp::RelaxedLutGradX(k) => Some((k, c.fanins(i))),
+                _ => None,
+            });
+        let w = match inner {
+            Some((k, v)) => {
+                let v: Vec<WireId> = v.iter().map(|w| map[w.index()]).collect();
+                b.gate(SmoothOp::LutChoiceGradW(k), &[v[0], v[1], ins[0], ins[1], v[2], v[3]])
+            }
+            None => b.gate(*op, &ins),
+        };
+        debug_assert_eq!(c.gate_wire(g).index(), map.len());
+        map.push(w);
+    }
+    let outs = c.outputs().iter().map(|w| map[w.index()]).collect();
+    b.finish(outs).expect("fusing keeps a valid circuit valid").pruned()
 }
 
 /// `c` with gates of equal type and equal fan-ins merged (every smooth gate is a

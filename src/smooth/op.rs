@@ -15,7 +15,10 @@
 //! activations, its two adjoint kernels, the group-sum head and the truth tables of the
 //! 16 two-input functions. The input adjoint of a LUT layer reverses through its
 //! decomposition `sum_i scatter_i(dy * lut(wiring without i, slope_i(tables), x))`, so the
-//! set closes too.
+//! set closes too. One gate is a fusion of two others, `LutChoiceGradW` (a learned choice's
+//! weight adjoints straight from the adjoints of the LUTs that read it, which
+//! [`fuse_choice_adjoints`](super::fuse_choice_adjoints) puts into training steps); it
+//! reverses as the two.
 //!
 //! Two gates' reverse rules are chosen rather than derived: they are piecewise constant
 //! (derivative zero almost everywhere) and reverse as the smooth map they stand for, the
@@ -132,6 +135,12 @@ pub enum SmoothOp {
     /// `(candidates, weights, like x, dy)`: input adjoints `[N, B]` of
     /// [`SoftChoice`](Self::SoftChoice).
     SoftChoiceGradX,
+    /// `(wiring, tables, candidates, x, u, dy)`: the weight adjoints `[M, C]` of a learned
+    /// choice `u` of `x` that a layer of relaxed `k`-LUTs reads, in one pass
+    /// ([`lut::lut_choice_grad_weights`]): `SoftChoiceGradW(candidates, x,
+    /// RelaxedLutGradX(k)(wiring, tables, u, dy))`, into which the relaxed training step's
+    /// circuit is rewritten where nothing else reads the LUTs' input adjoints.
+    LutChoiceGradW(u8),
     /// `[W, 16] -> [W, 4]`: mixtures of the 16 two-input functions to relaxed 2-LUT tables.
     TruthTables,
     /// `[W, 4] -> [W, 16]`: the adjoint of [`TruthTables`](Self::TruthTables).
@@ -203,6 +212,7 @@ impl SmoothOp {
             Self::SoftChoice => lut::soft_choice(x[0], x[1], x[2]),
             Self::SoftChoiceGradW => lut::soft_choice_grad_weights(x[0], x[1], x[2]),
             Self::SoftChoiceGradX => lut::soft_choice_grad_inputs(x[0], x[1], x[2], x[3]),
+            Self::LutChoiceGradW(_) => lut::lut_choice_grad_weights(x[0], x[1], x[2], x[3], x[4], x[5]),
             Self::TruthTables => lut::truth_tables(x[0]),
             Self::TruthTablesAdjoint => lut::truth_tables_adjoint(x[0]),
         }
@@ -418,6 +428,14 @@ impl SmoothOp {
                     _ => x.to_vec(),
                 }
             }
+            Self::LutChoiceGradW(k) => {
+                // The composition's shapes: the input adjoints of the LUTs, then the choice's.
+                Self::RelaxedLutGradX(k).out_shape(&[s[0], s[1], s[4], s[5]]).map_err(|_| bad())?;
+                if s[2].len() != 2 || s[3].len() != 2 || s[2][0] != s[4][0] || s[3][1] != s[4][1] {
+                    return Err(bad());
+                }
+                s[2].to_vec()
+            }
             Self::TruthTables | Self::TruthTablesAdjoint => {
                 rank(0, 2)?;
                 let (from, to) = if *self == Self::TruthTables { (16, 4) } else { (4, 16) };
@@ -459,6 +477,7 @@ impl Signature for SmoothOp {
             | Self::SoftChoice
             | Self::SoftChoiceGradW => 3,
             Self::RelaxedLutGradX(_) | Self::SoftChoiceGradX => 4,
+            Self::LutChoiceGradW(_) => 6,
             _ => 2,
         }
     }
@@ -472,6 +491,7 @@ impl Signature for SmoothOp {
             Self::RelaxedLut(k) => format!("relaxed_lut{k}"),
             Self::RelaxedLutGradT(k) => format!("relaxed_lut{k}_grad_t"),
             Self::RelaxedLutGradX(k) => format!("relaxed_lut{k}_grad_x"),
+            Self::LutChoiceGradW(k) => format!("relaxed_lut{k}_choice_grad_w"),
             Self::GatherInputs(i) => format!("gather_inputs{i}"),
             Self::ScatterInputs(i) => format!("scatter_inputs{i}"),
             Self::TableSlope(i) => format!("table_slope{i}"),
@@ -645,6 +665,16 @@ impl ReverseRules for SmoothOp {
                 let dw = g(b, O::SoftChoiceGradW, &[x[0], dy, x[3]]);
                 let dg = g(b, O::SoftChoice, &[x[0], x[1], dy]);
                 vec![None, Some(dw), None, Some(dg)]
+            }
+            O::LutChoiceGradW(k) => {
+                // The reverse of its composition: gradW(candidates, x, v) with v the LUTs'
+                // input adjoints gradX(wiring, tables, u, g).
+                let (wiring, tables, candidates, inputs, u, gy) = (x[0], x[1], x[2], x[3], x[4], x[5]);
+                let v = g(b, O::RelaxedLutGradX(k), &[wiring, tables, u, gy]);
+                let outer = O::SoftChoiceGradW.reverse(b, &[candidates, inputs, v], y, dy);
+                let dv = outer[2].expect("the weight adjoints are linear in the input adjoints");
+                let inner = O::RelaxedLutGradX(k).reverse(b, &[wiring, tables, u, gy], v, dv);
+                vec![None, inner[1], None, outer[1], inner[2], inner[3]]
             }
             O::TruthTables => vec![Some(g(b, O::TruthTablesAdjoint, &[dy]))],
             O::TruthTablesAdjoint => vec![Some(g(b, O::TruthTables, &[dy]))],

@@ -228,6 +228,20 @@ proptest! {
             check_against_differences(&rdiff(&f), &all, &[], &fixed, seed)
                 .map_err(|e| named(e, &format!("R[{op:?}]")))?;
         }
+        // The choice's weight adjoints through a LUT layer, in one gate: its wiring (input 0)
+        // and candidates (input 2) fixed.
+        let op = SmoothOp::LutChoiceGradW(2);
+        let fixed = vec![
+            (0, Tensor::new(vec![3, 2], vec![0., 2., 2., 2., 3., 0.])),
+            (2, Tensor::new(vec![4, 3], vec![1., 0., 3., 3., 1., 0., 2., 2., 1., 0., 3., 2.])),
+        ];
+        let shapes = vec![vec![3, 2], vec![3, 4], vec![4, 3], vec![4, 5], vec![4, 5], vec![3, 5]];
+        let f = one_gate(op);
+        check_against_differences(&f, &shapes, &[], &fixed, seed).map_err(|e| named(e, &format!("{op:?}")))?;
+        let mut all = shapes.clone();
+        all.extend(check_shapes(&f, &shapes).unwrap());
+        check_against_differences(&rdiff(&f), &all, &[], &fixed, seed)
+            .map_err(|e| named(e, &format!("R[{op:?}]")))?;
     }
 
     #[test]

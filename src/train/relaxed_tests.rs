@@ -697,3 +697,44 @@ fn an_epoch_draws_some_copies_of_every_image() {
     assert_ne!(all, some);
     assert!(history.iter().all(|h| h.loss.is_finite() && h.running_accuracy <= 1.0), "{history:?}");
 }
+
+/// The training step takes a learned input choice's weight adjoints straight from the
+/// first LUT layer's output adjoints, in one gate (`smooth::fuse_choice_adjoints`); a
+/// hidden choice, whose input adjoints the layer before also needs, keeps the two gates.
+/// The steps with and without the fused gate give the same gradients, bit for bit.
+#[test]
+fn the_input_choice_learns_through_one_fused_gate() {
+    let spec = RelaxedSpec::parse("lut:4:20x2:6,groupsum:3", 3).unwrap();
+    let net = RelaxedNet::build(spec, 40, 3, 5)
+        .unwrap()
+        .with_input_choice(4, 6)
+        .with_hidden_choice(3, 6, None)
+        .unwrap();
+    let step = step_circuit(&net.circuit(1.0), false);
+    let hist = step.gate_histogram();
+    let count = |n: &str| hist.iter().find(|(k, _)| k == n).map_or(0, |(_, v)| *v);
+    assert_eq!(count("relaxed_lut4_choice_grad_w"), 1, "{hist:?}");
+    assert_eq!(count("soft_choice_grad_w"), 1, "the hidden choice's: {hist:?}");
+    // The same step with the two gates: the learner's changes unfused.
+    let learner =
+        crate::smooth::loss::learner(&net.circuit(1.0), &LossKind::SoftmaxCrossEntropy.lens(), 1.0).unwrap();
+    let n = net.circuit(1.0).n_params();
+    let fused = crate::smooth::parameter_changes(&learner, n);
+    let unfused = {
+        let rev = learner.changes();
+        let pick = crate::circuit::Circuit::wiring(rev.n_outputs(), &(0..n).collect::<Vec<_>>());
+        crate::smooth::shared(&rev.then(&pick).unwrap().with_params(n).unwrap().pruned())
+    };
+    assert_ne!(fused.gate_histogram(), unfused.gate_histogram());
+    let x = random_inputs(40, 70, 3);
+    let idx: Vec<usize> = (0..70).collect();
+    let y = one_hot(&[0, 1, 2].repeat(24)[..70], &idx, 3);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(4);
+    let logits: Vec<f32> = net.init(2, 1.0).iter().map(|v| v + rng.random_range(-0.5..0.5)).collect();
+    let ins: Vec<Tensor> =
+        net.logit_tensors(&logits).into_iter().chain(net.wiring()).chain([gather(&x, &idx), y]).collect();
+    let ins: Vec<&Tensor> = ins.iter().collect();
+    let bits =
+        |ts: Vec<Tensor>| ts.iter().flat_map(|t| t.data().iter().map(|v| v.to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(eval_tensors(&fused, &ins)), bits(eval_tensors(&unfused, &ins)));
+}
