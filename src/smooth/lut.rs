@@ -302,6 +302,7 @@ fn input_grads_n<const M: usize>(
 /// tile by tile ([`tree_tile`]).
 #[inline(always)]
 fn add_scaled_tree<const N: usize>(t: &[f32], x: &[&[f32]], dy: &[f32], d: &mut [f32]) {
+    assert!(t.len() == 1 << N && x.len() == N, "a tree of {N} inputs");
     for (tile, dv) in d.chunks_mut(LANES).enumerate() {
         let p = tree_tile::<N>(t, x, tile);
         let g = tile_of(dy, tile, 0.0);
@@ -517,15 +518,14 @@ fn tree_tile<const N: usize>(t: &[f32], x: &[&[f32]], tile: usize) -> [f32; LANE
     for (v, row) in xs.iter_mut().zip(x) {
         *v = tile_of(row, tile, 0.0);
     }
-    let t: &[f32; 32] = &std::array::from_fn(|s| t.get(s).copied().unwrap_or(0.0));
     let mut y = [0.0f32; LANES];
     for l in 0..LANES {
         let at = |i: usize| xs[i.min(N.max(1) - 1)][l];
         y[l] = match N {
-            1 => tree1(&t[..2], at),
-            2 => tree2(&t[..4], at),
-            3 => tree3(&t[..8], at),
-            4 => tree4(&t[..16], at),
+            1 => tree1(t, at),
+            2 => tree2(t, at),
+            3 => tree3(t, at),
+            4 => tree4(t, at),
             _ => tree5(t, at),
         };
     }
