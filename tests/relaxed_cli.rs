@@ -834,6 +834,19 @@ fn a_specialist_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error
         Ok(serde_json::from_str::<serde_json::Value>(&text)?["params"].clone())
     };
     assert!(params("runs/plain")? != params("runs/moved")?, "the copies change the specialist");
+    // `--diagonal-moves`: the four diagonal moves too, nine times its examples.
+    let diagonal = tiny_images_run(
+        d.path(),
+        "runs/diagonal",
+        &["--specialist", "0,2", "--specialist-shifts", "1", "--diagonal-moves"],
+    )?;
+    let c = &diagonal["cascade"];
+    assert_eq!(
+        (c["diagonal_moves"].as_bool(), c["specialist"]["train_examples"].as_u64()),
+        (Some(true), Some(36))
+    );
+    assert_eq!(first(&diagonal), first(&plain), "the first network still does not see the copies");
+    assert!(params("runs/diagonal")? != params("runs/moved")?, "the diagonal copies change the specialist");
     let o =
         circuitlearn(&["eval", "--model", "runs/moved/model.json", "--split", "test", "--json"], d.path());
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -899,6 +912,7 @@ fn a_network_trains_on_moved_images() -> Result<(), Box<dyn std::error::Error>> 
     for (extra, why) in [
         (&["--data", &tiny, "--shifts", "5"][..], "0 to 4"),
         (&["--data", &tiny, "--shifts", "1", "--copies-per-epoch", "5"], "1 to 4"),
+        (&["--data", &tiny, "--shifts", "1", "--diagonal-moves", "--copies-per-epoch", "9"], "1 to 8"),
         (&["--data", "wine", "--shifts", "1"], "not image data"),
         (&["--data", &tiny, "--shifts", "1", "--teacher", "mlp:8"], "--teacher"),
     ] {

@@ -152,8 +152,11 @@ pub struct RelaxedConfig {
     /// The networks but a specialist also train on their training images moved by 1 to
     /// `shifts` pixels in each of the four directions (`--shifts`; image data).
     pub shifts: usize,
+    /// Every network's moved copies also move diagonally (`move_offsets`;
+    /// `--diagonal-moves`).
+    pub diagonal_moves: bool,
     /// With `shifts`: the moved copies of each image an epoch trains on, drawn at random
-    /// (`--copies-per-epoch`; `None`: all `4 shifts`).
+    /// (`--copies-per-epoch`; `None`: all of them).
     pub copies_per_epoch: Option<usize>,
     /// `--specialist`: a second network for some classes, asked in a cascade.
     pub specialist: Option<SpecialistConfig>,
@@ -169,8 +172,10 @@ pub struct SpecialistConfig {
     /// It also trains on its training images moved by 1 to `shifts` pixels in each of the
     /// four directions.
     pub shifts: usize,
+    /// Its moved copies also move diagonally (`--diagonal-moves`).
+    pub diagonal_moves: bool,
     /// With `shifts`: the moved copies of each image an epoch trains on, drawn at random
-    /// (`None`: all `4 shifts`).
+    /// (`None`: all of them).
     pub copies_per_epoch: Option<usize>,
 }
 
@@ -767,7 +772,7 @@ impl TrainConfig {
                 };
                 let teacher = teacher_config(&o)?;
                 let (boost, boost_scale) = boost_config(&o)?;
-                let (shifts, copies_per_epoch) = shifts_config(&o)?;
+                let (shifts, diagonal_moves, copies_per_epoch) = shifts_config(&o)?;
                 let specialist = specialist_config(&o)?;
                 ModelConfig::Relaxed(RelaxedConfig {
                     spec,
@@ -792,6 +797,7 @@ impl TrainConfig {
                     boost,
                     boost_scale,
                     shifts,
+                    diagonal_moves,
                     copies_per_epoch,
                     specialist,
                 })
@@ -928,6 +934,7 @@ fn relaxed_flags(o: &TrainOptions) -> Vec<(&'static str, bool)> {
         ("--boost", o.boost.is_some()),
         ("--boost-scale", o.boost_scale.is_some()),
         ("--shifts", o.shifts.is_some()),
+        ("--diagonal-moves", o.diagonal_moves.is_some()),
         ("--specialist", o.specialist.is_some()),
         ("--specialist-tau", o.specialist_tau.is_some()),
         ("--specialist-shifts", o.specialist_shifts.is_some()),
@@ -1008,9 +1015,31 @@ fn boost_config(o: &TrainOptions) -> Result<(usize, f32), ConfigError> {
 /// The most pixels `--shifts` and `--specialist-shifts` move the images by.
 pub const MAX_SHIFTS: usize = 4;
 
+/// The moves of `--shifts N` (and `--specialist-shifts N`), as (pixels right, pixels
+/// down), in the order the copies follow the images: for each distance `d` from 1 to `n`,
+/// right, left, down and up by `d`, then with `diagonal` (`--diagonal-moves`) the other
+/// offsets at `d` (the larger of the two moves), down-right, down-left, up-right and
+/// up-left of each (across, down) pair of sizes.
+#[must_use]
+pub fn move_offsets(n: usize, diagonal: bool) -> Vec<(isize, isize)> {
+    let mut offsets = Vec::new();
+    for d in 1..=n as isize {
+        offsets.extend([(d, 0), (-d, 0), (0, d), (0, -d)]);
+        if diagonal {
+            for a in 1..=d {
+                for b in (1..=d).filter(|&b| a.max(b) == d) {
+                    offsets.extend([(a, b), (-a, b), (a, -b), (-a, -b)]);
+                }
+            }
+        }
+    }
+    offsets
+}
+
 /// `--shifts N` (image data, checked when the data is read): at most [`MAX_SHIFTS`]; not
-/// with `--teacher`, whose targets are the training images'. With it, `--copies-per-epoch`.
-fn shifts_config(o: &TrainOptions) -> Result<(usize, Option<usize>), ConfigError> {
+/// with `--teacher`, whose targets are the training images'. With it,
+/// `--diagonal-moves` and `--copies-per-epoch`.
+fn shifts_config(o: &TrainOptions) -> Result<(usize, bool, Option<usize>), ConfigError> {
     let shifts = o.shifts.unwrap_or(0);
     if shifts > MAX_SHIFTS {
         return Err(bad("--shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
@@ -1018,22 +1047,35 @@ fn shifts_config(o: &TrainOptions) -> Result<(usize, Option<usize>), ConfigError
     if shifts > 0 && o.teacher.is_some() {
         return Err(bad("--shifts", "cannot be combined with --teacher"));
     }
-    Ok((shifts, copies_per_epoch("--copies-per-epoch", o.copies_per_epoch, "--shifts", shifts)?))
+    let diagonal = o.diagonal_moves.unwrap_or(false);
+    if diagonal && shifts == 0 && o.specialist_shifts.unwrap_or(0) == 0 {
+        return Err(bad(
+            "--diagonal-moves",
+            "needs moved copies (--shifts or --specialist-shifts 1 or more)",
+        ));
+    }
+    let copies = move_offsets(shifts, diagonal).len();
+    Ok((
+        shifts,
+        diagonal,
+        copies_per_epoch("--copies-per-epoch", o.copies_per_epoch, "--shifts", shifts, copies)?,
+    ))
 }
 
-/// `option`'s copies per epoch `k`, if given: 1 to the `4 shifts` copies that `shifts_option`
-/// makes.
+/// `option`'s copies per epoch `k`, if given: 1 to the `copies` that `shifts_option`
+/// `shifts` makes.
 fn copies_per_epoch(
     option: &str,
     k: Option<usize>,
     shifts_option: &str,
     shifts: usize,
+    copies: usize,
 ) -> Result<Option<usize>, ConfigError> {
     match k {
         Some(_) if shifts == 0 => Err(bad(option, format!("needs moved copies ({shifts_option} 1 or more)"))),
-        Some(k) if !(1..=4 * shifts).contains(&k) => Err(bad(
+        Some(k) if !(1..=copies).contains(&k) => Err(bad(
             option,
-            format!("1 to {} (the copies {shifts_option} {shifts} makes of each image), got {k}", 4 * shifts),
+            format!("1 to {copies} (the copies {shifts_option} {shifts} makes of each image), got {k}"),
         )),
         k => Ok(k),
     }
@@ -1082,8 +1124,11 @@ fn specialist_config(o: &TrainOptions) -> Result<Option<SpecialistConfig>, Confi
         return Err(bad("--specialist-shifts", format!("0 to {MAX_SHIFTS} pixels, got {shifts}")));
     }
     let k = o.specialist_copies_per_epoch.or(inherited);
-    let copies_per_epoch = copies_per_epoch("--specialist-copies-per-epoch", k, shifts_option, shifts)?;
-    Ok(Some(SpecialistConfig { classes, tau, shifts, copies_per_epoch }))
+    let diagonal_moves = o.diagonal_moves.unwrap_or(false);
+    let copies = move_offsets(shifts, diagonal_moves).len();
+    let copies_per_epoch =
+        copies_per_epoch("--specialist-copies-per-epoch", k, shifts_option, shifts, copies)?;
+    Ok(Some(SpecialistConfig { classes, tau, shifts, diagonal_moves, copies_per_epoch }))
 }
 
 /// The most networks `--boost` trains.

@@ -319,10 +319,16 @@ pub struct TrainOptions {
     #[arg(long, value_name = "N")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub specialist_shifts: Option<usize>,
+    /// relaxed, with --shifts or --specialist-shifts N: the moved copies also move
+    /// diagonally, by every offset of up to N pixels across and down ((2N + 1)^2 - 1
+    /// copies instead of 4N) [default: false].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diagonal_moves: Option<bool>,
     /// relaxed, with --shifts: each epoch trains on every image and K of its 4N moved
-    /// copies, drawn at random per image and epoch, 1 to 4N: an epoch costs (1 + K) / (1 +
-    /// 4N) of one over every copy [default: all 4N]; a specialist's as
-    /// --specialist-copies-per-epoch says.
+    /// copies (with --diagonal-moves (2N + 1)^2 - 1), drawn at random per image and epoch:
+    /// an epoch costs (1 + K) / (1 + copies) of one over every copy [default: all]; a
+    /// specialist's as --specialist-copies-per-epoch says.
     #[arg(long, value_name = "K")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub copies_per_epoch: Option<usize>,

@@ -167,8 +167,11 @@ impl Specialist {
         let mut train_labels: Vec<u32> = train_mine.iter().map(|&e| place(data.train.labels[e])).collect();
         let test_labels = test_mine.iter().map(|&e| place(data.test.labels[e])).collect();
         let x_mine = x_train.select_examples(&train_mine);
-        let moves =
-            Moves { option: "--specialist-shifts", what: "the specialist's moved images", shifts: s.shifts };
+        let moves = Moves {
+            option: "--specialist-shifts",
+            what: "the specialist's moved images",
+            offsets: super::config::move_offsets(s.shifts, s.diagonal_moves),
+        };
         let x_train = moves.with_copies(cfg, data, Some(&train_mine), &x_mine, encoder)?.unwrap_or(x_mine);
         train_labels = train_labels.repeat(moves.copies());
         let x_test = x_test.select_examples(&test_mine);
@@ -193,32 +196,33 @@ impl Specialist {
     }
 }
 
-/// Training images moved by 1 to `shifts` pixels right, left, down and up (`--shifts`,
-/// `--specialist-shifts`): more examples of the same classes, for networks that read
-/// pixels through local wiring.
+/// Training images moved by a few pixels (`--shifts`, `--specialist-shifts`,
+/// `--diagonal-moves`): more examples of the same classes, for networks that read pixels
+/// through local wiring.
 struct Moves {
     /// The option that asked for them, for errors.
     option: &'static str,
     /// What they are, for the memory check.
     what: &'static str,
-    /// The most pixels moved by.
-    shifts: usize,
+    /// Each copy's move, (pixels right, pixels down), in order
+    /// ([`move_offsets`](super::config::move_offsets)).
+    offsets: Vec<(isize, isize)>,
 }
 
 impl Moves {
     /// Each image's examples: itself and its moved copies.
     fn copies(&self) -> usize {
-        1 + 4 * self.shifts
+        1 + self.offsets.len()
     }
 
     /// An epoch's draw of `k` copies of each image (`None`: every copy, every epoch).
     fn draws(&self, k: Option<usize>) -> Option<Draws> {
-        k.map(|drawn| Draws { copies: 4 * self.shifts, drawn })
+        k.map(|drawn| Draws { copies: self.offsets.len(), drawn })
     }
 
     /// `x`, the encoded training images of `data` at `examples` (`None`: all of them),
-    /// followed by the encoded copies of those images moved by 1 pixel right, left, down
-    /// and up, then by 2, up to `shifts` (the pixels moved in are 0); `None` without moves.
+    /// followed by the encoded copies of those images moved by each of the offsets in
+    /// turn (the pixels moved in are 0); `None` without moves.
     /// The copies' memory is checked before they are made; data that are not images are
     /// refused.
     fn with_copies(
@@ -229,7 +233,7 @@ impl Moves {
         x: &BitMatrix,
         encoder: &Encoder,
     ) -> Result<Option<BitMatrix>, PipelineError> {
-        if self.shifts == 0 {
+        if self.offsets.is_empty() {
             return Ok(None);
         }
         let Some(grid) = data.grid else {
@@ -248,11 +252,9 @@ impl Moves {
                 &subset
             }
         };
-        let mut moved = Vec::with_capacity(4 * self.shifts);
-        for d in 1..=self.shifts as isize {
-            for (dx, dy) in [(d, 0), (-d, 0), (0, d), (0, -d)] {
-                moved.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
-            }
+        let mut moved = Vec::with_capacity(self.offsets.len());
+        for &(dx, dy) in &self.offsets {
+            moved.push(encoder.encode(&images.shifted(grid.width, grid.height, dx, dy))?);
         }
         let parts: Vec<&BitMatrix> = std::iter::once(x).chain(&moved).collect();
         Ok(Some(BitMatrix::concat_examples(&parts)))
@@ -761,7 +763,11 @@ pub fn train(
             let spec = RelaxedSpec::parse(&r.spec, n_classes)?;
             // What the networks but a specialist train on: the training images, and with
             // `--shifts` their moved copies after them (the data's labels repeated).
-            let moves = Moves { option: "--shifts", what: "the moved images", shifts: r.shifts };
+            let moves = Moves {
+                option: "--shifts",
+                what: "the moved images",
+                offsets: super::config::move_offsets(r.shifts, r.diagonal_moves),
+            };
             moved = moves.with_copies(cfg, data, None, &x_train, &encoder)?;
             let moved_labels = train.labels.repeat(moves.copies());
             // A specialist's classes, its examples (by their place among its classes) and
@@ -1360,6 +1366,7 @@ pub fn metrics(
             o.insert("input_candidates".into(), json!(members[0].net.input_candidates()));
             o.insert("input_radius".into(), json!(r.input_radius));
             o.insert("shifts".into(), json!(r.shifts));
+            o.insert("diagonal_moves".into(), json!(r.diagonal_moves));
             o.insert("copies_per_epoch".into(), json!(r.copies_per_epoch));
             o.insert("hidden_candidates".into(), json!(r.hidden_candidates));
             o.insert("hidden_radius".into(), json!(r.hidden_radius));
@@ -1391,6 +1398,7 @@ pub fn metrics(
                 let cascade = json!({
                     "classes": s.classes,
                     "shifts": s.shifts,
+                    "diagonal_moves": s.diagonal_moves,
                     "copies_per_epoch": s.copies_per_epoch,
                     "first": network(first),
                     "specialist": network(second),

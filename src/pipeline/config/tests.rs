@@ -396,3 +396,36 @@ fn copies_per_epoch_need_copies_and_the_specialist_follows_the_run() {
     let e = resolve(&format!("{RELAXED}specialist-copies-per-epoch = 1")).unwrap_err().to_string();
     assert!(e.contains("needs --specialist"), "{e}");
 }
+
+#[test]
+fn diagonal_moves_add_every_offset_within_the_shifts() {
+    use super::move_offsets;
+    assert_eq!(move_offsets(1, false), [(1, 0), (-1, 0), (0, 1), (0, -1)]);
+    assert_eq!(move_offsets(1, true)[4..], [(1, 1), (-1, 1), (1, -1), (-1, -1)]);
+    for n in 0..=super::MAX_SHIFTS {
+        let square = move_offsets(n, true);
+        assert_eq!(move_offsets(n, false).len(), 4 * n);
+        assert_eq!(square.len(), (2 * n + 1).pow(2) - 1, "n = {n}");
+        // Each offset once, none of them the image itself, all within n pixels each way.
+        let mut sorted = square.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), square.len());
+        assert!(square.iter().all(|&(x, y)| (x, y) != (0, 0) && x.unsigned_abs().max(y.unsigned_abs()) <= n));
+    }
+    let moves = |toml: &str| {
+        let c = resolve(&format!("{RELAXED}specialist = [0, 2]\n{toml}")).map_err(|e| e.to_string())?;
+        let ModelConfig::Relaxed(r) = &c.model else { panic!("{c:?}") };
+        let s = r.specialist.as_ref().unwrap();
+        Ok::<_, String>((r.diagonal_moves, s.diagonal_moves, s.copies_per_epoch))
+    };
+    assert_eq!(moves("specialist-shifts = 1\ndiagonal-moves = true"), Ok((true, true, None)));
+    assert_eq!(
+        moves("specialist-shifts = 1\ndiagonal-moves = true\nspecialist-copies-per-epoch = 8"),
+        Ok((true, true, Some(8)))
+    );
+    let e = moves("specialist-shifts = 1\nspecialist-copies-per-epoch = 8").unwrap_err();
+    assert!(e.contains("1 to 4 "), "{e}");
+    let e = moves("diagonal-moves = true").unwrap_err();
+    assert!(e.contains("--diagonal-moves") && e.contains("needs moved copies"), "{e}");
+}
