@@ -19,11 +19,18 @@ the tool: this script writes the specialist's training data and scores the casca
   # 3. the cascade's accuracy (the first network's alone beside it)
   python3 benches/specialist_cascade.py score n1.tsv sp.tsv
 
+  # a specialist that sees a view beside its pixels (28 x 56 images; BENCHMARKS.md, "a
+  # contrast view for the specialist"): the script writes its moved copies too (needs numpy)
+  python3 benches/specialist_cascade.py data --fold 6 --shifts 1 --view grad --out spec-grad-f6
+  circuitlearn train --preset fashion-mnist-small --data spec-grad-f6 --tau 8 --seed 1 --hardware none --out spg
+  circuitlearn eval --model spg/model.json --data spec-grad-f6 --predictions spg.tsv
+  python3 benches/specialist_cascade.py score n1.tsv spg.tsv
+
 (The accuracy `eval` prints for the specialist means nothing: the images outside its
 classes carry label 0 in its data. `score` reads the true labels from n1.tsv.)
 
 `data --test` writes the test split as t10k instead of a fold (all training images of the
-classes train). Standard library only; the images are read from Debian's
+classes train). Standard library only but for `--shifts` and `--view` (numpy); the images are read from Debian's
 dataset-fashion-mnist (or --source, a folder of the four MNIST-layout .gz files).
 """
 import argparse
@@ -87,10 +94,56 @@ def data(a):
         t_images = [x for x, h in zip(images, held) if h]
         t_labels = [y for y, h in zip(labels, held) if h]
     train = [(x, index[y]) for x, y, h in zip(images, labels, held) if not h and y in index]
+    x_train, y_train, t_shape = [x for x, _ in train], [y for _, y in train], shape
+    if a.shifts or a.view:
+        x_train, y_train, t_images, t_shape = moved_and_viewed(x_train, y_train, t_images, shape, a.shifts, a.view)
     os.makedirs(a.out, exist_ok=True)
-    write_idx(a.out, "train", [x for x, _ in train], [y for _, y in train], shape)
-    write_idx(a.out, "t10k", t_images, [index.get(y, 0) for y in t_labels], shape)
-    print(f"{a.out}: {len(train)} training images of classes {a.classes}, {len(t_images)} to score")
+    write_idx(a.out, "train", x_train, y_train, t_shape)
+    write_idx(a.out, "t10k", t_images, [index.get(y, 0) for y in t_labels], t_shape)
+    print(f"{a.out}: {len(x_train)} training examples of classes {a.classes}, {len(t_images)} to score")
+
+
+def moved_and_viewed(images, labels, t_images, shape, shifts, view):
+    """The training images and their copies moved by 1 to `shifts` pixels right, left, down
+    and up (the tool's order, the pixels moved in black), as `--specialist-shifts` makes
+    them; with `view`, every image (and the images to score) becomes twice as wide, the
+    view of it beside it: `grad`, |p(x+1) - p(x-1)| + |p(y+1) - p(y-1)| clipped to 255
+    (a contrast view), or `max`, the 3 x 3 grey dilation (a pooled view). Needs numpy."""
+    try:
+        import numpy as np
+    except ImportError:
+        sys.exit("--shifts and --view need numpy (pip install numpy)")
+    rows, cols = shape
+
+    def move(a, dx, dy):
+        b = np.zeros_like(a)
+        b[:, max(dy, 0):rows + min(dy, 0), max(dx, 0):cols + min(dx, 0)] = \
+            a[:, max(-dy, 0):rows + min(-dy, 0), max(-dx, 0):cols + min(-dx, 0)]
+        return b
+
+    def beside(a):
+        if view is None:
+            return a
+        if view == "max":
+            v = a.copy()
+            for dx in (-1, 0, 1):
+                for dy in (-1, 0, 1):
+                    v = np.maximum(v, move(a, dx, dy))
+        else:
+            f = a.astype(np.int32)
+            g = np.abs(move(f, -1, 0) - move(f, 1, 0)) + np.abs(move(f, 0, -1) - move(f, 0, 1))
+            v = np.clip(g, 0, 255).astype(np.uint8)
+        return np.concatenate([a, v], axis=2)
+
+    def array(xs):
+        return np.frombuffer(b"".join(xs), np.uint8).reshape(len(xs), rows, cols)
+
+    x = array(images)
+    moves = [(s * dx, s * dy) for s in range(1, shifts + 1) for dx, dy in ((1, 0), (-1, 0), (0, 1), (0, -1))]
+    parts = [beside(x)] + [beside(move(x, dx, dy)) for dx, dy in moves]
+    out = [bytes(img) for part in parts for img in part]
+    shown = beside(array(t_images))
+    return out, labels * (1 + len(moves)), [bytes(img) for img in shown], shown.shape[1:]
 
 
 def table(path):
@@ -133,6 +186,10 @@ def main():
     d.add_argument("--fold", type=int, default=6, help="validation fold I of 6 (default 6)")
     d.add_argument("--test", action="store_true", help="score the test split instead of a fold")
     d.add_argument("--classes", default=TOPS, help=f"the specialist's classes (default {TOPS})")
+    d.add_argument("--shifts", type=int, default=0,
+                   help="also write the copies moved by 1 to N pixels each way (for --view; needs numpy)")
+    d.add_argument("--view", choices=["grad", "max"],
+                   help="each image twice as wide, a view of it beside it (needs numpy)")
     d.add_argument("--source", default="/usr/share/datasets/fashion-mnist")
     d.add_argument("--out", required=True, help="the IDX folder to write")
     s = sub.add_parser("score", help="the cascade's accuracy from eval --predictions tables")
